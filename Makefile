@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: MIT
+# elf-buildid: plain GNU Makefile. `make` builds build/elf-buildid.
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DESTDIR    ?=
+PKG_CONFIG ?= pkg-config
+CC         ?= cc
+CFLAGS     ?= -O2 -g
+INSTALL    ?= install
+VERSION    := 0.1.0
+
+BUILD      := build
+PKGS       := libelf libcrypto
+
+# Our own flags are kept apart from the user's CFLAGS so that overriding
+# CFLAGS never drops the language level or the warnings.
+WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+	-Wmissing-prototypes -Wpointer-arith -Wwrite-strings -Wvla \
+	-Wimplicit-fallthrough
+ifeq ($(CI),true)
+WARNINGS += -Werror
+endif
+ifdef WERROR
+WARNINGS += -Werror
+endif
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lelf -lcrypto)
+
+ALL_CFLAGS := -std=c17 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	-DEBID_VERSION='"$(VERSION)"' -Iinclude -Isrc $(WARNINGS) \
+	$(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS)
+
+ifdef SANITIZE
+ALL_CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+ALL_LDFLAGS += -fsanitize=$(SANITIZE)
+BUILD := build/san
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRCS := src/notes.c src/elfread.c src/plan.c src/hash.c src/apply.c \
+	src/commit.c src/perf.c src/job.c src/util.c
+CLI_SRCS := src/main.c
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
+CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
+
+.PHONY: all deps test unit check-tests demo install uninstall bench fuzz clean format
+
+all: $(BUILD)/elf-buildid
+
+$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/commit.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libelf-buildid.a: $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/elf-buildid: $(CLI_OBJS) $(BUILD)/libelf-buildid.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libelf-buildid.a $(PKG_LIBS)
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libelf-buildid.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libelf-buildid.a $(PKG_LIBS)
+
+# Installs the Debian packages the build, the fixtures and the tests need.
+deps:
+	$(Q)scripts/install-deps.sh
+
+unit: $(UNIT_BINS)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)EBID_BUILD=$(BUILD) tests/run.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)EBID_BUILD=$(BUILD) scripts/demo.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)EBID_BUILD=$(BUILD) scripts/bench
+
+install: $(BUILD)/elf-buildid
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 0755 $(BUILD)/elf-buildid $(DESTDIR)$(BINDIR)/elf-buildid
+	$(INSTALL) -m 0644 docs/elf-buildid.1 $(DESTDIR)$(MANDIR)/man1/elf-buildid.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/elf-buildid $(DESTDIR)$(MANDIR)/man1/elf-buildid.1
+
+format:
+	clang-format -i src/*.c src/*.h include/*.h tests/unit/*.c
+
+clean:
+	rm -rf build

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/* elf-buildid library: read an ELF layout, plan a GNU build-id note, apply it. */
+#ifndef ELF_BUILDID_H
+#define ELF_BUILDID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Conventions: every function returns 0 on success or a negative errno-style
+ * code, and on failure writes a one-line, lower-case description (no file
+ * name, no full stop) into the caller's error buffer. Nothing here prints,
+ * exits or reads globals. Structures filled by the library are released
+ * with the matching *_release() function, which accepts a zeroed structure.
+ */
+
+#define EBID_MAX_ID 20          /* perf and the kernel ignore longer ids */
+#define EBID_PAGE 4096          /* the kernel reads notes from this prefix */
+#define EBID_ERRLEN 256
+#define EBID_GO_ID_MAX 256
+
+/* Error codes beyond errno: the file is fine to read but cannot be handled. */
+#define EBID_ENOTELF 4001       /* not an ELF file */
+#define EBID_EMALFORMED 4002    /* a header field is out of bounds */
+#define EBID_ENOROOM 4003       /* no safe placement for the note */
+#define EBID_ENOTE 4004         /* note state does not allow the command */
+#define EBID_ECHANGED 4005      /* file changed while we worked on it */
+#define EBID_EVERIFY 4006       /* our own output failed self-verification */
+
+enum ebid_hash_alg {
+	EBID_HASH_SHA1 = 0,
+	EBID_HASH_SHA256,
+	EBID_HASH_MD5,
+};
+
+/* One program header, widened to 64 bits whatever the file's class. */
+struct ebid_phdr {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, paddr, filesz, memsz, align;
+};
+
+/* One section header, widened; name points into ebid_elf.shstrtab or "". */
+struct ebid_shdr {
+	uint32_t name, type, link, info;
+	uint64_t flags, addr, offset, size, addralign, entsize;
+	const char *name_str;
+};
+
+/* A note found in the file. */
+struct ebid_note {
+	bool present;
+	size_t shndx;           /* section holding it, 0 when none */
+	int pt_index;           /* PT_NOTE whose walk reaches it, -1 if none */
+	uint64_t note_off;      /* file offset of the note header */
+	uint64_t note_size;     /* header + padded name + padded descriptor */
+	uint64_t desc_off;
+	uint32_t desc_len;
+	uint32_t align;         /* 4 or 8: the alignment its container uses */
+	unsigned char desc[EBID_GO_ID_MAX];  /* first bytes of the descriptor */
+};
+
+/*
+ * The parsed layout of one ELF file. Owns phdrs, shdrs, shstrtab and head.
+ * head holds the first min(file_size, EBID_PAGE) bytes of the file.
+ */
+struct ebid_elf {
+	unsigned char elfclass;         /* ELFCLASS32 or ELFCLASS64 */
+	unsigned char data;             /* ELFDATA2LSB or ELFDATA2MSB */
+	uint16_t type, machine, ehsize, phentsize, shentsize;
+	uint64_t file_size;
+	uint64_t phoff, shoff;
+	size_t phnum, shnum, shstrndx;
+	uint16_t raw_phnum, raw_shnum, raw_shstrndx; /* as in the Ehdr */
+	struct ebid_phdr *phdrs;
+	struct ebid_shdr *shdrs;
+	char *shstrtab;
+	size_t shstrtab_size;
+	unsigned char *head;
+	size_t head_len;
+	struct ebid_note gnu;           /* the NT_GNU_BUILD_ID note */
+	struct ebid_note go;            /* Go's "Go"/4 build-id note */
+	bool gnu_kernel_visible;        /* the kernel's reader finds gnu */
+};
+
+/*
+ * A source of file bytes: a file descriptor or a memory buffer. The library
+ * reads through it and never writes to it. Memory sources make the whole
+ * path testable and fuzzable without files.
+ */
+struct ebid_src {
+	int fd;                         /* -1 for memory */
+	const unsigned char *mem;
+	uint64_t size;
+};
+
+int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
+		  size_t len);
+
+/* Parse the layout of src into *elf; on failure *elf is left released. */
+int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
+		  size_t errlen);
+void ebid_elf_release(struct ebid_elf *elf);
+
+/*
+ * The kernel's view (lib/buildid.c, pre-6.12 rules, which are the strictest):
+ * program headers at sizeof(Ehdr), only PT_NOTEs wholly inside the first
+ * page, notes walked with 4-byte alignment, the first "GNU"/3 note with
+ * 0 < descsz <= 20. Returns the id length, or 0 when the kernel sees none.
+ * head is the file's first bytes (at most EBID_PAGE are looked at).
+ * pt_index and desc_off, when not NULL, receive the PT_NOTE that gave the
+ * id and the file offset of its descriptor.
+ */
+size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
+			    unsigned char id[EBID_MAX_ID], int *pt_index,
+			    uint64_t *desc_off);
+
+enum ebid_mode {
+	EBID_MODE_INJECT = 0,   /* reserve if needed, fill, make visible */
+	EBID_MODE_RESERVE,      /* add a zero-filled note, make visible */
+	EBID_MODE_BACKFILL,     /* fill a reserved all-zero note */
+};
+
+/* What a plan does, as bits. */
+enum ebid_action {
+	EBID_ACT_NONE = 0,
+	EBID_ACT_ADD_NOTE = 1 << 0,     /* a new note and section */
+	EBID_ACT_FILL = 1 << 1,         /* descriptor filled by hash or --id */
+	EBID_ACT_EXTEND_PT = 1 << 2,    /* an existing PT_NOTE grown */
+	EBID_ACT_ADD_PT = 1 << 3,       /* a PT_NOTE program header added */
+	EBID_ACT_MOVE_SHDRS = 1 << 4,   /* section header table moved */
+	EBID_ACT_SHSTRTAB = 1 << 5,     /* section name table changed */
+};
+
+struct ebid_opts {
+	enum ebid_mode mode;
+	enum ebid_hash_alg alg;
+	bool force;
+	const unsigned char *id;        /* explicit id (--id), or NULL */
+	size_t id_len;
+};
+
+/* A byte range that the plan overwrites. Owns bytes. */
+struct ebid_patch {
+	uint64_t off;
+	size_t len;
+	unsigned char *bytes;
+	char what[64];
+};
+
+/*
+ * A plan: byte patches over the input, bytes appended at its end, and the
+ * descriptor range that the id fills. Patches are sorted and disjoint.
+ */
+struct ebid_plan {
+	unsigned actions;               /* enum ebid_action bits */
+	struct ebid_patch *patches;
+	size_t npatches, cap;
+	unsigned char *append;          /* placed at in_size */
+	size_t append_len;
+	uint64_t in_size, out_size;
+	bool fill;                      /* id_off/id_len are to be filled */
+	bool hash;                      /* by hashing (else explicit id bytes) */
+	enum ebid_hash_alg alg;
+	uint64_t id_off;
+	size_t id_len;
+	unsigned char id[EBID_MAX_ID];  /* explicit id, or the existing one */
+};
+
+/* Plan what opts asks of elf. An empty plan (actions 0) means no change. */
+int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
+		   const struct ebid_src *src, const struct ebid_opts *opts,
+		   char *err, size_t errlen);
+void ebid_plan_release(struct ebid_plan *plan);
+/* Words for the plan's actions ("add-note,fill"), or "unchanged". */
+void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len);
+
+/* Hashing (OpenSSL EVP behind it). */
+struct ebid_hash;
+int ebid_hash_new(struct ebid_hash **h, enum ebid_hash_alg alg, char *err,
+		  size_t errlen);
+int ebid_hash_update(struct ebid_hash *h, const void *buf, size_t len,
+		     char *err, size_t errlen);
+/* Writes the id (digest truncated to ebid_hash_id_len(alg)) into id. */
+int ebid_hash_final(struct ebid_hash *h, unsigned char id[EBID_MAX_ID],
+		    char *err, size_t errlen);
+void ebid_hash_free(struct ebid_hash *h);
+size_t ebid_hash_id_len(enum ebid_hash_alg alg);
+const char *ebid_hash_name(enum ebid_hash_alg alg);
+int ebid_hash_parse(const char *name, enum ebid_hash_alg *alg);
+
+/*
+ * Stream src through plan into out_fd (from offset 0), hashing as it goes,
+ * then write the id into the output. id receives the final id.
+ */
+int ebid_apply_fd(const struct ebid_src *src, const struct ebid_plan *plan,
+		  int out_fd, unsigned char id[EBID_MAX_ID], char *err,
+		  size_t errlen);
+/* The same into a new malloc'd buffer (*out, owned by the caller). */
+int ebid_apply_mem(const struct ebid_src *src, const struct ebid_plan *plan,
+		   unsigned char **out, size_t *out_len,
+		   unsigned char id[EBID_MAX_ID], char *err, size_t errlen);
+
+/*
+ * The id of src as defined in docs/build-id.md: the hash of every byte with
+ * [desc_off, desc_off + desc_len) read as zeros.
+ */
+int ebid_hash_src(const struct ebid_src *src, uint64_t desc_off,
+		  size_t desc_len, enum ebid_hash_alg alg,
+		  unsigned char id[EBID_MAX_ID], char *err, size_t errlen);
+
+/*
+ * Check that new, the result of applying plan to old, is what the plan
+ * promised: the note is in a .note.gnu.build-id SHF_ALLOC SHT_NOTE section,
+ * the kernel's reader finds the same id, and every section and program
+ * header of old is unchanged but for those the plan names.
+ */
+int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
+		      const struct ebid_plan *plan, const unsigned char *id,
+		      char *err, size_t errlen);
+
+/* Hex helpers. hex must hold 2 * len + 1 bytes. */
+void ebid_hex(char *hex, const unsigned char *bytes, size_t len);
+int ebid_unhex(const char *s, unsigned char *out, size_t max, size_t *len);
+bool ebid_all_zero(const unsigned char *p, size_t len);
+
+/*
+ * Whole-file jobs. ebid_job_run reads path, plans, and (unless dry_run)
+ * writes the result to output (or back over path: temp file in the same
+ * directory, fsync, metadata copied, rename, directory fsync). The original
+ * is never modified in place.
+ */
+struct ebid_job {
+	const char *path;               /* input */
+	const char *output;             /* -o, or NULL to replace path */
+	struct ebid_opts opts;
+	bool dry_run;
+	bool preserve_times;            /* keep atime and mtime */
+	/* results */
+	struct ebid_plan plan;
+	unsigned char id[EBID_MAX_ID];
+	size_t id_len;
+	bool changed;                   /* a file was written */
+	struct ebid_elf elf;            /* the input's layout */
+};
+
+int ebid_job_run(struct ebid_job *job, char *err, size_t errlen);
+void ebid_job_release(struct ebid_job *job);
+
+/* Open path read-only and parse it (for show and verify). */
+int ebid_elf_open(struct ebid_elf *elf, const char *path, char *err,
+		  size_t errlen);
+
+/* Recompute the content hash of a file whose id lies at elf->gnu. */
+int ebid_content_id(const char *path, const struct ebid_elf *elf,
+		    enum ebid_hash_alg alg, unsigned char id[EBID_MAX_ID],
+		    char *err, size_t errlen);
+
+/*
+ * perf bridge: run `perf buildid-list -i path` with a fixed environment and
+ * a timeout; hex receives what perf printed (trimmed). Returns -ENOENT when
+ * perf is not installed.
+ */
+int ebid_perf_buildid(const char *path, char *hex, size_t hexlen,
+		      char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* Safe file replacement (internal): temp file, metadata, rename. */
+#ifndef EBID_COMMIT_H
+#define EBID_COMMIT_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+/* A temp file being written beside target. Owns every string and fd. */
+struct ebid_commit {
+	int fd;
+	char *tmp, *dir, *target;
+};
+
+void ebid_commit_init(struct ebid_commit *c);
+int ebid_commit_begin(struct ebid_commit *c, const char *target, char *err,
+		      size_t errlen);
+/*
+ * fsync, copy metadata from orig/in_fd (owner, mode, xattrs when
+ * keep_all_meta, else the mode only), check the target still is orig, rename
+ * over target, fsync the directory. Always releases c.
+ */
+int ebid_commit_finish(struct ebid_commit *c, int in_fd,
+		       const struct stat *orig, bool keep_all_meta,
+		       bool preserve_times, char *err, size_t errlen);
+/* Removes the temp file and releases c. Accepts an initialised c. */
+void ebid_commit_abort(struct ebid_commit *c);
+
+#endif

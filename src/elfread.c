@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/* ELF layout reader: the only module that talks to libelf. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Notes and name tables larger than this are refused, not read. */
+#define EBID_TABLE_MAX (16u << 20)
+
+static int libelf_init(char *err, size_t errlen)
+{
+	static int ready;
+
+	if (!ready) {
+		if (elf_version(EV_CURRENT) == EV_NONE)
+			return ebid_err(err, errlen, -EINVAL,
+					"libelf initialisation failed: %s",
+					elf_errmsg(-1));
+		ready = 1;
+	}
+	return 0;
+}
+
+void ebid_elf_release(struct ebid_elf *elf)
+{
+	if (!elf)
+		return;
+	free(elf->phdrs);
+	free(elf->shdrs);
+	free(elf->shstrtab);
+	free(elf->head);
+	memset(elf, 0, sizeof(*elf));
+}
+
+/* Checks the Ehdr fields libelf would silently clamp or trust. */
+static int check_ehdr(struct ebid_elf *elf, char *err, size_t errlen)
+{
+	const struct ebid_ehdr_layout *L = &ebid_ehdr_layouts[elf->elfclass - 1];
+	size_t phsize = elf->elfclass == ELFCLASS64 ? sizeof(Elf64_Phdr)
+						   : sizeof(Elf32_Phdr);
+	size_t shsize = elf->elfclass == ELFCLASS64 ? sizeof(Elf64_Shdr)
+						   : sizeof(Elf32_Shdr);
+
+	if (elf->file_size < L->size)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: file shorter than the ELF header");
+	if (elf->phnum && elf->phentsize != phsize)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: e_phentsize is %u, expected %zu",
+				elf->phentsize, phsize);
+	if (elf->phnum && (elf->phoff > elf->file_size ||
+			   elf->phnum > (elf->file_size - elf->phoff) / phsize))
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: e_phoff/e_phnum: program header table past end of file");
+	if (elf->raw_shnum || elf->shoff) {
+		if (elf->shentsize != shsize)
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: e_shentsize is %u, expected %zu",
+					elf->shentsize, shsize);
+		if (elf->shoff > elf->file_size ||
+		    elf->file_size - elf->shoff < shsize)
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: e_shoff past end of file");
+	}
+	return 0;
+}
+
+static int read_headers(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
+{
+	size_t i, shsize;
+
+	if (elf_getphdrnum(e, &elf->phnum) != 0)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: program header count: %s",
+				elf_errmsg(-1));
+	if (elf_getshdrnum(e, &elf->shnum) != 0)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header count: %s",
+				elf_errmsg(-1));
+	if (check_ehdr(elf, err, errlen))
+		return -EBID_EMALFORMED;
+	shsize = elf->shentsize ? elf->shentsize : 1;
+	if (elf->shnum &&
+	    (elf->shoff > elf->file_size ||
+	     elf->shnum > (elf->file_size - elf->shoff) / shsize))
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: e_shoff/e_shnum: section header table past end of file");
+	if (elf->shnum && elf_getshdrstrndx(e, &elf->shstrndx) != 0)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: e_shstrndx: %s", elf_errmsg(-1));
+
+	elf->phdrs = calloc(elf->phnum ? elf->phnum : 1, sizeof(*elf->phdrs));
+	elf->shdrs = calloc(elf->shnum ? elf->shnum : 1, sizeof(*elf->shdrs));
+	if (!elf->phdrs || !elf->shdrs)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+
+	for (i = 0; i < elf->phnum; i++) {
+		GElf_Phdr ph;
+		struct ebid_phdr *p = &elf->phdrs[i];
+
+		if (!gelf_getphdr(e, (int)i, &ph))
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: program header [%zu]: %s",
+					i, elf_errmsg(-1));
+		p->type = ph.p_type;
+		p->flags = ph.p_flags;
+		p->offset = ph.p_offset;
+		p->vaddr = ph.p_vaddr;
+		p->paddr = ph.p_paddr;
+		p->filesz = ph.p_filesz;
+		p->memsz = ph.p_memsz;
+		p->align = ph.p_align;
+		if (p->filesz && (p->offset > elf->file_size ||
+				  p->filesz > elf->file_size - p->offset))
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: program header [%zu]: p_offset+p_filesz past end of file",
+					i);
+	}
+
+	for (i = 0; i < elf->shnum; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(e, i);
+		struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: section header [%zu]: %s",
+					i, elf_errmsg(-1));
+		s->name = sh.sh_name;
+		s->type = sh.sh_type;
+		s->flags = sh.sh_flags;
+		s->addr = sh.sh_addr;
+		s->offset = sh.sh_offset;
+		s->size = sh.sh_size;
+		s->link = sh.sh_link;
+		s->info = sh.sh_info;
+		s->addralign = sh.sh_addralign;
+		s->entsize = sh.sh_entsize;
+		s->name_str = "";
+		if (i && s->type != SHT_NOBITS && s->type != SHT_NULL &&
+		    (s->offset > elf->file_size ||
+		     s->size > elf->file_size - s->offset))
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: section header [%zu]: sh_offset+sh_size past end of file",
+					i);
+	}
+	return 0;
+}
+
+static int read_names(struct ebid_elf *elf, const struct ebid_src *src,
+		      char *err, size_t errlen)
+{
+	const struct ebid_shdr *st;
+	size_t i;
+	int ret;
+
+	if (!elf->shnum)
+		return 0;
+	if (elf->shstrndx == SHN_UNDEF)
+		return 0; /* no names: nothing will match ours */
+	if (elf->shstrndx >= elf->shnum)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: e_shstrndx %zu out of range",
+				elf->shstrndx);
+	st = &elf->shdrs[elf->shstrndx];
+	if (st->type == SHT_NOBITS)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: section name table has no bytes");
+	if (st->size > EBID_TABLE_MAX)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: section name table sh_size %llu too large",
+				(unsigned long long)st->size);
+	elf->shstrtab_size = st->size;
+	elf->shstrtab = malloc(st->size + 1);
+	if (!elf->shstrtab)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	ret = ebid_src_read(src, st->offset, elf->shstrtab, st->size);
+	if (ret)
+		return ebid_err(err, errlen, ret,
+				"cannot read section name table: %s",
+				strerror(-ret));
+	elf->shstrtab[st->size] = '\0';
+	for (i = 1; i < elf->shnum; i++) {
+		struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->name >= st->size)
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: section header [%zu]: sh_name %u out of range",
+					i, s->name);
+		s->name_str = elf->shstrtab + s->name;
+	}
+	return 0;
+}
+
+struct note_scan {
+	struct ebid_elf *elf;
+	uint64_t base;          /* file offset of the buffer */
+	size_t shndx;
+	unsigned align;
+};
+
+static void note_record(struct ebid_note *out, const struct ebid_note_hdr *n,
+			const struct note_scan *ns)
+{
+	size_t keep = n->descsz < EBID_GO_ID_MAX ? n->descsz : EBID_GO_ID_MAX;
+
+	out->present = true;
+	out->shndx = ns->shndx;
+	out->pt_index = -1;
+	out->note_off = ns->base + n->off;
+	out->note_size = n->size;
+	out->desc_off = ns->base + n->desc_off;
+	out->desc_len = n->descsz;
+	out->align = ns->align;
+	memcpy(out->desc, n->desc, keep);
+}
+
+static int note_cb(const struct ebid_note_hdr *n, void *arg)
+{
+	struct note_scan *ns = arg;
+	struct ebid_elf *elf = ns->elf;
+
+	if (n->namesz == 4 && memcmp(n->name, "GNU", 4) == 0 &&
+	    n->type == EBID_NT_GNU_BUILD_ID) {
+		/* Prefer a note that a section describes. */
+		if (!elf->gnu.present || (!elf->gnu.shndx && ns->shndx))
+			note_record(&elf->gnu, n, ns);
+	} else if ((n->namesz == 3 || n->namesz == 4) &&
+		   memcmp(n->name, "Go", 3) == 0 &&
+		   n->type == EBID_NT_GO_BUILD_ID) {
+		if (!elf->go.present || (!elf->go.shndx && ns->shndx))
+			note_record(&elf->go, n, ns);
+	}
+	return 0;
+}
+
+static int scan_notes(struct ebid_elf *elf, const struct ebid_src *src,
+		      uint64_t off, uint64_t size, unsigned align, size_t shndx,
+		      const char *where, char *err, size_t errlen)
+{
+	struct note_scan ns = { elf, off, shndx, align == 8 ? 8 : 4 };
+	unsigned char *buf;
+	int ret;
+
+	if (!size)
+		return 0;
+	if (size > EBID_TABLE_MAX)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: %s: note size %llu too large",
+				where, (unsigned long long)size);
+	buf = malloc(size);
+	if (!buf)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	ret = ebid_src_read(src, off, buf, size);
+	if (ret) {
+		free(buf);
+		return ebid_err(err, errlen, ret, "cannot read %s: %s", where,
+				strerror(-ret));
+	}
+	ret = ebid_notes_walk(buf, size, elf->data, ns.align, note_cb, &ns);
+	free(buf);
+	if (ret)
+		return ebid_err(err, errlen, ret,
+				"malformed ELF: %s: note runs past its end",
+				where);
+	return 0;
+}
+
+/* Index of the PT_NOTE whose 4-byte note walk reaches a note at note_off. */
+static int find_covering_pt(const struct ebid_elf *elf,
+			    const struct ebid_src *src, uint64_t note_off)
+{
+	size_t i;
+
+	for (i = 0; i < elf->phnum; i++) {
+		const struct ebid_phdr *p = &elf->phdrs[i];
+		uint64_t off = p->offset, end = p->offset + p->filesz;
+
+		if (p->type != PT_NOTE || note_off < off || note_off >= end)
+			continue;
+		while (off + 12 <= end && off < note_off) {
+			unsigned char h[12];
+			uint64_t namesz, descsz;
+
+			if (ebid_src_read(src, off, h, 12))
+				break;
+			namesz = ebid_get(h, 4, elf->data);
+			descsz = ebid_get(h + 4, 4, elf->data);
+			off += 12 + ((namesz + 3) & ~3ull) +
+			       ((descsz + 3) & ~3ull);
+		}
+		if (off == note_off)
+			return (int)i;
+	}
+	return -1;
+}
+
+int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
+		  size_t errlen)
+{
+	unsigned char ident[EI_NIDENT];
+	Elf *e = NULL;
+	char *copy = NULL;
+	GElf_Ehdr eh;
+	unsigned char kid[EBID_MAX_ID];
+	uint64_t kdesc = 0;
+	size_t i;
+	int ret;
+
+	memset(elf, 0, sizeof(*elf));
+	ret = libelf_init(err, errlen);
+	if (ret)
+		return ret;
+	elf->file_size = src->size;
+	if (src->size < EI_NIDENT || ebid_src_read(src, 0, ident, EI_NIDENT) ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0) {
+		ret = ebid_err(err, errlen, -EBID_ENOTELF, "not an ELF file");
+		goto out;
+	}
+	if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) {
+		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
+			       "malformed ELF: EI_CLASS %u unknown",
+			       ident[EI_CLASS]);
+		goto out;
+	}
+	if (ident[EI_DATA] != ELFDATA2LSB && ident[EI_DATA] != ELFDATA2MSB) {
+		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
+			       "malformed ELF: EI_DATA %u unknown",
+			       ident[EI_DATA]);
+		goto out;
+	}
+	elf->elfclass = ident[EI_CLASS];
+	elf->data = ident[EI_DATA];
+
+	elf->head_len = src->size < EBID_PAGE ? (size_t)src->size : EBID_PAGE;
+	elf->head = malloc(elf->head_len);
+	if (!elf->head) {
+		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = ebid_src_read(src, 0, elf->head, elf->head_len);
+	if (ret) {
+		ret = ebid_err(err, errlen, ret, "read failed: %s",
+			       strerror(-ret));
+		goto out;
+	}
+
+	if (src->fd >= 0) {
+		e = elf_begin(src->fd, ELF_C_READ_MMAP, NULL);
+	} else {
+		/* libelf wants a writable image; give it a private copy. */
+		copy = malloc(src->size);
+		if (!copy) {
+			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(copy, src->mem, src->size);
+		e = elf_memory(copy, src->size);
+	}
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
+			       "malformed ELF: %s", elf_errmsg(-1));
+		goto out;
+	}
+	elf->type = eh.e_type;
+	elf->machine = eh.e_machine;
+	elf->ehsize = eh.e_ehsize;
+	elf->phentsize = eh.e_phentsize;
+	elf->shentsize = eh.e_shentsize;
+	elf->phoff = eh.e_phoff;
+	elf->shoff = eh.e_shoff;
+	elf->raw_phnum = eh.e_phnum;
+	elf->raw_shnum = eh.e_shnum;
+	elf->raw_shstrndx = eh.e_shstrndx;
+	if (eh.e_phnum == 0 || eh.e_phoff == 0)
+		elf->phnum = 0;
+	ret = read_headers(elf, e, err, errlen);
+	if (ret)
+		goto out;
+	ret = read_names(elf, src, err, errlen);
+	if (ret)
+		goto out;
+
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+		char where[64];
+
+		if (s->type != SHT_NOTE)
+			continue;
+		snprintf(where, sizeof(where), "section [%zu]", i);
+		ret = scan_notes(elf, src, s->offset, s->size,
+				 (unsigned)s->addralign, i, where, err, errlen);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < elf->phnum; i++) {
+		const struct ebid_phdr *p = &elf->phdrs[i];
+		char where[64];
+
+		if (p->type != PT_NOTE)
+			continue;
+		snprintf(where, sizeof(where), "program header [%zu]", i);
+		ret = scan_notes(elf, src, p->offset, p->filesz,
+				 (unsigned)p->align, 0, where, err, errlen);
+		if (ret)
+			goto out;
+	}
+	if (elf->gnu.present)
+		elf->gnu.pt_index = find_covering_pt(elf, src, elf->gnu.note_off);
+	if (elf->go.present)
+		elf->go.pt_index = find_covering_pt(elf, src, elf->go.note_off);
+	if (elf->gnu.present && elf->phoff == elf->ehsize &&
+	    elf->ehsize == ebid_ehdr_layouts[elf->elfclass - 1].size &&
+	    ebid_kernel_build_id(elf->head, elf->head_len, kid, NULL, &kdesc) &&
+	    kdesc == elf->gnu.desc_off)
+		elf->gnu_kernel_visible = true;
+	ret = 0;
+out:
+	if (e)
+		elf_end(e);
+	free(copy);
+	if (ret)
+		ebid_elf_release(elf);
+	return ret;
+}
+
+int ebid_elf_open(struct ebid_elf *elf, const char *path, char *err,
+		  size_t errlen)
+{
+	struct ebid_src src = { .fd = -1 };
+	struct stat st;
+	int ret;
+
+	memset(elf, 0, sizeof(*elf));
+	src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (src.fd < 0)
+		return ebid_err(err, errlen, -errno, "cannot open: %s",
+				strerror(errno));
+	if (fstat(src.fd, &st) != 0) {
+		ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
+			       strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = ebid_err(err, errlen, -EBID_ENOTELF,
+			       S_ISDIR(st.st_mode) ? "is a directory"
+						   : "not a regular file");
+		goto out;
+	}
+	src.size = (uint64_t)st.st_size;
+	ret = ebid_elf_read(elf, &src, err, errlen);
+out:
+	close(src.fd);
+	return ret;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* Hashing: the only module that includes OpenSSL. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include "internal.h"
+
+struct ebid_hash {
+	EVP_MD_CTX *ctx;
+	enum ebid_hash_alg alg;
+};
+
+static const struct {
+	const char *name;
+	size_t id_len;
+} algs[] = {
+	[EBID_HASH_SHA1] = { "sha1", 20 },
+	[EBID_HASH_SHA256] = { "sha256", 20 }, /* truncated: ids cap at 20 */
+	[EBID_HASH_MD5] = { "md5", 16 },
+};
+
+static const EVP_MD *md_of(enum ebid_hash_alg alg)
+{
+	switch (alg) {
+	case EBID_HASH_SHA1:
+		return EVP_sha1();
+	case EBID_HASH_SHA256:
+		return EVP_sha256();
+	case EBID_HASH_MD5:
+		return EVP_md5();
+	}
+	return NULL;
+}
+
+static int ossl_err(char *err, size_t errlen, const char *what)
+{
+	unsigned long e = ERR_get_error();
+	char buf[160];
+
+	if (e)
+		ERR_error_string_n(e, buf, sizeof(buf));
+	else
+		strcpy(buf, "unknown error");
+	return ebid_err(err, errlen, -EIO, "%s failed: %s", what, buf);
+}
+
+size_t ebid_hash_id_len(enum ebid_hash_alg alg)
+{
+	return (unsigned)alg < ARRAY_SIZE(algs) ? algs[alg].id_len : 0;
+}
+
+const char *ebid_hash_name(enum ebid_hash_alg alg)
+{
+	return (unsigned)alg < ARRAY_SIZE(algs) ? algs[alg].name : "?";
+}
+
+int ebid_hash_parse(const char *name, enum ebid_hash_alg *alg)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(algs); i++)
+		if (!strcmp(name, algs[i].name)) {
+			*alg = (enum ebid_hash_alg)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int ebid_hash_new(struct ebid_hash **out, enum ebid_hash_alg alg, char *err,
+		  size_t errlen)
+{
+	struct ebid_hash *h;
+	const EVP_MD *md = md_of(alg);
+
+	*out = NULL;
+	if (!md)
+		return ebid_err(err, errlen, -EINVAL, "unknown hash algorithm");
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	h->alg = alg;
+	h->ctx = EVP_MD_CTX_new();
+	if (!h->ctx) {
+		free(h);
+		return ossl_err(err, errlen, "EVP_MD_CTX_new");
+	}
+	if (EVP_DigestInit_ex(h->ctx, md, NULL) != 1) {
+		ebid_hash_free(h);
+		return ossl_err(err, errlen, "EVP_DigestInit_ex");
+	}
+	*out = h;
+	return 0;
+}
+
+int ebid_hash_update(struct ebid_hash *h, const void *buf, size_t len,
+		     char *err, size_t errlen)
+{
+	if (EVP_DigestUpdate(h->ctx, buf, len) != 1)
+		return ossl_err(err, errlen, "EVP_DigestUpdate");
+	return 0;
+}
+
+int ebid_hash_final(struct ebid_hash *h, unsigned char id[EBID_MAX_ID],
+		    char *err, size_t errlen)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+
+	if (EVP_DigestFinal_ex(h->ctx, md, &len) != 1)
+		return ossl_err(err, errlen, "EVP_DigestFinal_ex");
+	if (len < algs[h->alg].id_len)
+		return ebid_err(err, errlen, -EIO, "digest too short");
+	memcpy(id, md, algs[h->alg].id_len);
+	return 0;
+}
+
+void ebid_hash_free(struct ebid_hash *h)
+{
+	if (!h)
+		return;
+	EVP_MD_CTX_free(h->ctx);
+	free(h);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal helpers shared by the library modules: byte order and errors. */
+#ifndef EBID_INTERNAL_H
+#define EBID_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "elf-buildid.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ELF constants we need without pulling <elf.h> into every module. */
+#define EBID_PT_LOAD 1
+#define EBID_PT_NOTE 4
+#define EBID_PT_PHDR 6
+#define EBID_SHT_NOTE 7
+#define EBID_SHT_NOBITS 8
+#define EBID_SHF_ALLOC 0x2
+#define EBID_NT_GNU_BUILD_ID 3
+#define EBID_NT_GO_BUILD_ID 4
+#define EBID_GNU_NOTE_NAME ".note.gnu.build-id"
+
+/* Fills err with a formatted message and returns code (negative). */
+int ebid_err(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Read and write integers in the file's byte order (data = ELFDATA2*). */
+uint64_t ebid_get(const unsigned char *p, size_t width, unsigned char data);
+void ebid_put(unsigned char *p, size_t width, uint64_t v, unsigned char data);
+
+/* Walk the notes in buf; calls fn for each; stops on a non-zero return. */
+struct ebid_note_hdr {
+	uint64_t off;           /* offset of the header inside buf */
+	uint32_t namesz, descsz, type;
+	const unsigned char *name, *desc;
+	uint64_t name_off, desc_off, size;
+};
+typedef int (*ebid_note_fn)(const struct ebid_note_hdr *n, void *arg);
+int ebid_notes_walk(const unsigned char *buf, size_t len, unsigned char data,
+		    unsigned align, ebid_note_fn fn, void *arg);
+
+/* Size of a GNU build-id note with a descriptor of desc_len bytes. */
+static inline uint64_t ebid_gnu_note_size(size_t desc_len)
+{
+	return 12 + 4 + ((desc_len + 3) & ~(uint64_t)3);
+}
+
+/* Field widths and offsets by class: index 0 for ELF32, 1 for ELF64. */
+struct ebid_ehdr_layout {
+	size_t size, phoff, shoff, phentsize, phnum, shentsize, shnum, shstrndx;
+	size_t addr;             /* width of addresses and offsets */
+};
+extern const struct ebid_ehdr_layout ebid_ehdr_layouts[2];
+
+/* Encode a program or section header in the file's class and byte order. */
+size_t ebid_phdr_encode(unsigned char *out, const struct ebid_phdr *ph,
+			unsigned char elfclass, unsigned char data);
+size_t ebid_shdr_encode(unsigned char *out, const struct ebid_shdr *sh,
+			unsigned char elfclass, unsigned char data);
+
+#endif

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/* Whole-file jobs: read, plan, apply to a temp file, self-check, commit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commit.h"
+
+static bool same_shdr(const struct ebid_shdr *a, const struct ebid_shdr *b,
+		      bool moved_ok)
+{
+	return a->type == b->type && a->flags == b->flags &&
+	       a->addr == b->addr && a->link == b->link &&
+	       a->info == b->info && a->addralign == b->addralign &&
+	       a->entsize == b->entsize && !strcmp(a->name_str, b->name_str) &&
+	       (moved_ok || (a->offset == b->offset && a->size == b->size));
+}
+
+static bool same_phdr(const struct ebid_phdr *a, const struct ebid_phdr *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
+		      const struct ebid_plan *plan, const unsigned char *id,
+		      char *err, size_t errlen)
+{
+	const struct ebid_note *g = &new->gnu;
+	size_t add_sh = (plan->actions & EBID_ACT_ADD_NOTE) ? 1 : 0;
+	size_t add_ph = (plan->actions & EBID_ACT_ADD_PT) ? 1 : 0;
+	size_t i;
+
+#define FAIL(...) ebid_err(err, errlen, -EBID_EVERIFY, \
+			   "self-check of the output failed: " __VA_ARGS__)
+	if (new->file_size != plan->out_size)
+		return FAIL("size %llu, planned %llu",
+			    (unsigned long long)new->file_size,
+			    (unsigned long long)plan->out_size);
+	if (!g->present || !g->shndx)
+		return FAIL("no GNU build-id note in a section");
+	if (strcmp(new->shdrs[g->shndx].name_str, EBID_GNU_NOTE_NAME) ||
+	    new->shdrs[g->shndx].type != EBID_SHT_NOTE ||
+	    !(new->shdrs[g->shndx].flags & EBID_SHF_ALLOC))
+		return FAIL("note is not in an SHF_ALLOC %s section",
+			    EBID_GNU_NOTE_NAME);
+	if (!new->gnu_kernel_visible)
+		return FAIL("the kernel's reader does not find the note");
+	if (g->desc_off != plan->id_off || g->desc_len != plan->id_len ||
+	    memcmp(g->desc, id, plan->id_len))
+		return FAIL("the id in the file is not the one written");
+	if (new->shnum != old->shnum + add_sh ||
+	    new->phnum != old->phnum + add_ph)
+		return FAIL("header counts are not the planned ones");
+	for (i = 0; i < old->shnum; i++)
+		if (!same_shdr(&old->shdrs[i], &new->shdrs[i],
+			       i == old->shstrndx ||
+				       (i == 0 && old->shnum >= 0xff00)))
+			return FAIL("section header [%zu] changed", i);
+	for (i = 0; i < old->phnum; i++) {
+		const struct ebid_phdr *a = &old->phdrs[i], *b = &new->phdrs[i];
+
+		if (same_phdr(a, b))
+			continue;
+		if (a->type == EBID_PT_NOTE && b->type == EBID_PT_NOTE &&
+		    (plan->actions & EBID_ACT_EXTEND_PT))
+			continue;
+		if (a->type == EBID_PT_PHDR && b->type == EBID_PT_PHDR &&
+		    add_ph)
+			continue;
+		return FAIL("program header [%zu] changed", i);
+	}
+#undef FAIL
+	return 0;
+}
+
+void ebid_job_release(struct ebid_job *job)
+{
+	if (!job)
+		return;
+	ebid_plan_release(&job->plan);
+	ebid_elf_release(&job->elf);
+}
+
+/* Reads the freshly written temp file back and checks it. */
+static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
+{
+	struct ebid_src src = { .fd = fd, .size = job->plan.out_size };
+	struct ebid_elf new;
+	char why[EBID_ERRLEN];
+	int ret;
+
+	ret = ebid_elf_read(&new, &src, why, sizeof(why));
+	if (ret)
+		return ebid_err(err, errlen, -EBID_EVERIFY,
+				"self-check of the output failed: %s", why);
+	ret = ebid_check_result(&job->elf, &new, &job->plan, job->id, err,
+				errlen);
+	ebid_elf_release(&new);
+	return ret;
+}
+
+int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
+{
+	struct ebid_src src = { .fd = -1 };
+	struct ebid_commit c;
+	struct stat st;
+	char *real = NULL;
+	int ret;
+
+	ebid_commit_init(&c);
+	memset(&job->plan, 0, sizeof(job->plan));
+	memset(&job->elf, 0, sizeof(job->elf));
+	job->changed = false;
+	job->id_len = 0;
+
+	src.fd = open(job->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (src.fd < 0) {
+		ret = ebid_err(err, errlen, -errno, "cannot open: %s",
+			       strerror(errno));
+		goto out;
+	}
+	if (fstat(src.fd, &st) != 0) {
+		ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
+			       strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = ebid_err(err, errlen, -EBID_ENOTELF, "%s",
+			       S_ISDIR(st.st_mode) ? "is a directory"
+						   : "not a regular file");
+		goto out;
+	}
+	src.size = (uint64_t)st.st_size;
+	ret = ebid_elf_read(&job->elf, &src, err, errlen);
+	if (ret)
+		goto out;
+	ret = ebid_plan_make(&job->plan, &job->elf, &src, &job->opts, err,
+			     errlen);
+	if (ret)
+		goto out;
+	job->id_len = job->plan.id_len;
+	memcpy(job->id, job->plan.id, EBID_MAX_ID);
+	if (job->dry_run || (!job->plan.actions && !job->output)) {
+		if (job->plan.fill && !job->plan.hash)
+			memcpy(job->id, job->plan.id, EBID_MAX_ID);
+		ret = 0;
+		goto out;
+	}
+	if (!job->output && st.st_nlink > 1) {
+		ret = ebid_err(err, errlen, -EMLINK,
+			       "file has %ju hard links; replacing it would split them (write with -o instead)",
+			       (uintmax_t)st.st_nlink);
+		goto out;
+	}
+	if (!job->output) {
+		/* Edit the target of a symlink; the link stays a link. */
+		real = realpath(job->path, NULL);
+		if (!real) {
+			ret = ebid_err(err, errlen, -errno,
+				       "cannot resolve path: %s",
+				       strerror(errno));
+			goto out;
+		}
+	}
+	ret = ebid_commit_begin(&c, job->output ? job->output : real, err,
+				errlen);
+	if (ret)
+		goto out;
+	ret = ebid_apply_fd(&src, &job->plan, c.fd, job->id, err, errlen);
+	if (ret)
+		goto out;
+	ret = self_check(job, c.fd, err, errlen);
+	if (ret)
+		goto out;
+	ret = ebid_commit_finish(&c, src.fd, &st, !job->output,
+				 job->preserve_times, err, errlen);
+	if (ret)
+		goto out;
+	job->changed = true;
+out:
+	ebid_commit_abort(&c);
+	free(real);
+	if (src.fd >= 0)
+		close(src.fd);
+	return ret;
+}
+
+int ebid_content_id(const char *path, const struct ebid_elf *elf,
+		    enum ebid_hash_alg alg, unsigned char id[EBID_MAX_ID],
+		    char *err, size_t errlen)
+{
+	struct ebid_src src = { .fd = -1 };
+	struct stat st;
+	int ret;
+
+	src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (src.fd < 0)
+		return ebid_err(err, errlen, -errno, "cannot open: %s",
+				strerror(errno));
+	if (fstat(src.fd, &st) != 0) {
+		ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
+			       strerror(errno));
+		goto out;
+	}
+	src.size = (uint64_t)st.st_size;
+	if (src.size != elf->file_size) {
+		ret = ebid_err(err, errlen, -EBID_ECHANGED,
+			       "file changed while it was being read");
+		goto out;
+	}
+	ret = ebid_hash_src(&src, elf->gnu.desc_off, elf->gnu.desc_len, alg,
+			    id, err, errlen);
+out:
+	close(src.fd);
+	return ret;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* perf bridge: the only module that starts other programs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define PERF_TIMEOUT_MS 20000
+#define PERF_OUT_MAX 4096
+
+/*
+ * perf is looked up at fixed system paths, never through $PATH, so a
+ * hostile "perf" earlier in PATH has no effect.
+ */
+static const char *const perf_paths[] = {
+	"/usr/bin/perf", "/usr/sbin/perf", "/usr/local/bin/perf",
+};
+
+static const char *find_perf(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(perf_paths); i++)
+		if (access(perf_paths[i], X_OK) == 0)
+			return perf_paths[i];
+	return NULL;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+		    struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
+		      size_t errlen)
+{
+	char home[] = "/tmp/elf-buildid-perf-XXXXXX";
+	char out[PERF_OUT_MAX + 1];
+	char env_home[64], env_cache[96];
+	const char *perf = find_perf();
+	posix_spawn_file_actions_t fa;
+	int pipefd[2] = { -1, -1 }, status = 0, ret;
+	bool fa_ready = false, have_home = false, timed_out = false;
+	size_t used = 0;
+	pid_t pid = -1;
+	long long deadline;
+
+	hex[0] = '\0';
+	if (!perf)
+		return ebid_err(err, errlen, -ENOENT, "perf is not installed");
+	/* A private HOME: the user's ~/.debug and perf config stay out. */
+	if (!mkdtemp(home))
+		return ebid_err(err, errlen, -errno,
+				"cannot create a private HOME for perf: %s",
+				strerror(errno));
+	have_home = true;
+	snprintf(env_home, sizeof(env_home), "HOME=%s", home);
+	snprintf(env_cache, sizeof(env_cache), "PERF_BUILDID_DIR=%s/.debug",
+		 home);
+	{
+		static char a_cmd[] = "buildid-list", a_i[] = "-i";
+		static char e_lc[] = "LC_ALL=C", e_path[] = "PATH=/usr/bin:/bin";
+		static char e_cfg[] = "PERF_CONFIG=/dev/null";
+		static char e_pager[] = "PERF_PAGER=cat";
+		char *const argv[] = { (char *)perf, a_cmd, a_i, (char *)path,
+				       NULL };
+		char *const envp[] = { env_home, env_cache, e_lc, e_path,
+				       e_cfg, e_pager, NULL };
+
+		if (pipe2(pipefd, O_CLOEXEC) != 0) {
+			ret = ebid_err(err, errlen, -errno, "pipe failed: %s",
+				       strerror(errno));
+			goto out;
+		}
+		if (posix_spawn_file_actions_init(&fa) != 0) {
+			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		fa_ready = true;
+		if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+						     O_RDONLY, 0) ||
+		    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1) ||
+		    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
+						     O_WRONLY, 0)) {
+			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		ret = posix_spawn(&pid, perf, &fa, NULL, argv, envp);
+		if (ret) {
+			pid = -1;
+			ret = ebid_err(err, errlen, -ret,
+				       "cannot run %s: %s", perf,
+				       strerror(ret));
+			goto out;
+		}
+	}
+	close(pipefd[1]);
+	pipefd[1] = -1;
+
+	deadline = now_ms() + PERF_TIMEOUT_MS;
+	for (;;) {
+		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+		long long left = deadline - now_ms();
+		char sink[512];
+		ssize_t n;
+
+		if (left <= 0) {
+			timed_out = true;
+			break;
+		}
+		if (poll(&pfd, 1, (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (!pfd.revents)
+			continue;
+		/* Keep the first PERF_OUT_MAX bytes, drain the rest. */
+		if (used < PERF_OUT_MAX)
+			n = read(pipefd[0], out + used, PERF_OUT_MAX - used);
+		else
+			n = read(pipefd[0], sink, sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (used < PERF_OUT_MAX)
+			used += (size_t)n;
+	}
+	out[used] = '\0';
+	if (timed_out)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	pid = -1;
+	if (timed_out) {
+		ret = ebid_err(err, errlen, -ETIMEDOUT,
+			       "perf buildid-list timed out after %d s",
+			       PERF_TIMEOUT_MS / 1000);
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		ret = ebid_err(err, errlen, -EIO,
+			       "perf buildid-list found no build-id (exit status %d)",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		goto out;
+	}
+	/* perf prints the id alone on its first line. */
+	out[strcspn(out, " \t\r\n")] = '\0';
+	snprintf(hex, hexlen, "%s", out);
+	ret = 0;
+out:
+	if (fa_ready)
+		posix_spawn_file_actions_destroy(&fa);
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	if (have_home)
+		nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return ret;
+}

@@ -1,0 +1,950 @@
+/* SPDX-License-Identifier: MIT */
+/* Placement planner: turns a layout and a request into byte patches. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define ET_REL_ 1
+#define ET_EXEC_ 2
+#define ET_DYN_ 3
+#define SHN_LORESERVE_ 0xff00
+#define PN_XNUM_ 0xffff
+
+/* States of a first-page byte in the planner's map. */
+enum {
+	B_FREE = 0,     /* zero and used by nothing */
+	B_USED,         /* belongs to a header, section or segment */
+	B_CLAIMED,      /* the plan writes it */
+	B_RELEASED,     /* was ours to move away; free, zeroed unless reused */
+};
+
+struct planner {
+	const struct ebid_elf *elf;
+	const struct ebid_src *src;
+	const struct ebid_opts *opts;
+	struct ebid_plan *plan;
+	char *err;
+	size_t errlen;
+
+	size_t page;                    /* bytes of the first page in file */
+	unsigned char map[EBID_PAGE];
+	unsigned char loadable[EBID_PAGE];
+
+	/* The new header set. */
+	struct ebid_phdr *phdrs;
+	size_t phnum;
+	struct ebid_shdr *shdrs;
+	size_t shnum;
+	uint64_t shoff;
+	bool shdrs_moved;
+	bool shdrs_released;            /* the old table must move */
+	size_t shdrs_tail_new;          /* index from which entries are new */
+	char *shstrtab;                 /* new table when it changes */
+	size_t shstrtab_len;
+	uint64_t shstrtab_off;
+	bool shstrtab_moved;
+	uint64_t name_off;              /* sh_name of the new section */
+
+	uint64_t note_off;              /* the GNU note's header */
+	size_t desc_len;
+};
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+static size_t ehsize_of(const struct ebid_elf *elf)
+{
+	return ebid_ehdr_layouts[elf->elfclass - 1].size;
+}
+
+static size_t phent_of(const struct ebid_elf *elf)
+{
+	return elf->elfclass == 2 ? 56 : 32;
+}
+
+static size_t shent_of(const struct ebid_elf *elf)
+{
+	return elf->elfclass == 2 ? 64 : 40;
+}
+
+void ebid_plan_release(struct ebid_plan *plan)
+{
+	size_t i;
+
+	if (!plan)
+		return;
+	for (i = 0; i < plan->npatches; i++)
+		free(plan->patches[i].bytes);
+	free(plan->patches);
+	free(plan->append);
+	memset(plan, 0, sizeof(*plan));
+}
+
+static int add_patch(struct planner *p, uint64_t off, const void *bytes,
+		     size_t len, const char *what)
+{
+	struct ebid_plan *plan = p->plan;
+	struct ebid_patch *pt;
+
+	if (!len)
+		return 0;
+	if (plan->npatches == plan->cap) {
+		size_t cap = plan->cap ? plan->cap * 2 : 16;
+		struct ebid_patch *n = realloc(plan->patches, cap * sizeof(*n));
+
+		if (!n)
+			return ebid_err(p->err, p->errlen, -ENOMEM,
+					"out of memory");
+		plan->patches = n;
+		plan->cap = cap;
+	}
+	pt = &plan->patches[plan->npatches];
+	pt->bytes = malloc(len);
+	if (!pt->bytes)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	memcpy(pt->bytes, bytes, len);
+	pt->off = off;
+	pt->len = len;
+	snprintf(pt->what, sizeof(pt->what), "%s", what);
+	plan->npatches++;
+	return 0;
+}
+
+/* Bytes appended at the end of the file; returns their file offset. */
+static int add_append(struct planner *p, const void *bytes, size_t len,
+		      uint64_t align, uint64_t *off)
+{
+	struct ebid_plan *plan = p->plan;
+	uint64_t start = align_up(plan->in_size + plan->append_len, align);
+	size_t pad = (size_t)(start - plan->in_size - plan->append_len);
+	unsigned char *n = realloc(plan->append, plan->append_len + pad + len);
+
+	if (!n)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	memset(n + plan->append_len, 0, pad);
+	memcpy(n + plan->append_len + pad, bytes, len);
+	plan->append = n;
+	plan->append_len += pad + len;
+	*off = start;
+	return 0;
+}
+
+static void mark(struct planner *p, uint64_t off, uint64_t len, int state)
+{
+	uint64_t i;
+
+	for (i = off; i < off + len && i < p->page; i++)
+		p->map[i] = (unsigned char)state;
+}
+
+static bool range_free(const struct planner *p, uint64_t off, uint64_t len,
+		       bool need_load)
+{
+	uint64_t i;
+
+	if (off > p->page || len > p->page - off)
+		return false;
+	for (i = off; i < off + len; i++) {
+		if (p->map[i] != B_FREE && p->map[i] != B_RELEASED)
+			return false;
+		if (need_load && !p->loadable[i])
+			return false;
+	}
+	return true;
+}
+
+/* Lowest (or highest) free aligned range in the first page, or -1. */
+static int64_t alloc_in_page(const struct planner *p, uint64_t len,
+			     uint64_t align, bool need_load, bool high)
+{
+	int64_t off;
+
+	if (len > p->page)
+		return -1;
+	if (high) {
+		for (off = (int64_t)((p->page - len) / align * align); off >= 0;
+		     off -= (int64_t)align)
+			if (range_free(p, (uint64_t)off, len, need_load))
+				return off;
+	} else {
+		for (off = 0; (uint64_t)off + len <= p->page;
+		     off += (int64_t)align)
+			if (range_free(p, (uint64_t)off, len, need_load))
+				return off;
+	}
+	return -1;
+}
+
+/* Builds the first-page map: what is used, what is loadable. */
+static void map_page(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t i;
+
+	p->page = elf->head_len;
+	for (i = 0; i < p->page; i++)
+		p->map[i] = elf->head[i] ? B_USED : B_FREE;
+	mark(p, 0, ehsize_of(elf), B_USED);
+	mark(p, elf->phoff, (uint64_t)elf->phnum * phent_of(elf), B_USED);
+	if (elf->shnum)
+		mark(p, elf->shoff, (uint64_t)elf->shnum * shent_of(elf),
+		     B_USED);
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type != EBID_SHT_NOBITS)
+			mark(p, s->offset, s->size, B_USED);
+	}
+	for (i = 0; i < elf->phnum; i++) {
+		const struct ebid_phdr *ph = &elf->phdrs[i];
+		uint64_t j;
+
+		if (ph->type == EBID_PT_LOAD) {
+			for (j = ph->offset;
+			     j < ph->offset + ph->filesz && j < p->page; j++)
+				p->loadable[j] = 1;
+			continue;
+		}
+		mark(p, ph->offset, ph->filesz, B_USED);
+	}
+}
+
+/* The PT_LOAD holding [off, off + len), or NULL. */
+static const struct ebid_phdr *load_of(const struct planner *p, uint64_t off,
+				       uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < p->phnum; i++) {
+		const struct ebid_phdr *ph = &p->phdrs[i];
+
+		if (ph->type == EBID_PT_LOAD && off >= ph->offset &&
+		    off + len <= ph->offset + ph->filesz)
+			return ph;
+	}
+	return NULL;
+}
+
+static int no_room(struct planner *p, const char *why)
+{
+	char advice[160];
+
+	if (p->elf->go.present)
+		snprintf(advice, sizeof(advice),
+			 "relink with -ldflags=-B=0x%040d to reserve a note",
+			 0);
+	else
+		snprintf(advice, sizeof(advice),
+			 "relink with -Wl,--build-id (C) or -ldflags=-B=0x%040d (Go)",
+			 0);
+	return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
+			"no safe placement for the note: %s; %s", why, advice);
+}
+
+/*
+ * The section header table gets add (0 or 1) more entries: in place, at the
+ * end of the file, or moved (into the first page, else to the end).
+ */
+static int place_shdrs(struct planner *p, size_t add)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t ent = shent_of(elf);
+	uint64_t old_len = (uint64_t)elf->shnum * ent;
+	uint64_t new_len = old_len + add * ent;
+	uint64_t end = elf->shoff + old_len;
+	int64_t off;
+
+	if (!p->shdrs_released) {
+		if (!add)
+			return 0;
+		if (end + ent <= p->page && range_free(p, end, ent, false)) {
+			mark(p, end, ent, B_CLAIMED);
+			return 0;
+		}
+		if (end == elf->file_size && p->plan->out_size == end) {
+			/* The entry is appended right at the end. */
+			p->plan->out_size = end + ent;
+			return 0;
+		}
+	}
+	p->shdrs_moved = true;
+	off = alloc_in_page(p, new_len, elf->elfclass == 2 ? 8 : 4, false,
+			    false);
+	if (off >= 0) {
+		p->shoff = (uint64_t)off;
+		mark(p, p->shoff, new_len, B_CLAIMED);
+		return 0;
+	}
+	p->shoff = 0; /* appended by finish() once its contents are known */
+	return 0;
+}
+
+/* Finds or makes the name ".note.gnu.build-id" in the section name table. */
+static int place_name(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_shdr *st = &elf->shdrs[elf->shstrndx];
+	static const char name[] = EBID_GNU_NOTE_NAME;
+	size_t nlen = sizeof(name); /* with its NUL */
+	uint64_t end = st->offset + st->size;
+	const char *hit;
+	int64_t off;
+
+	hit = memmem(elf->shstrtab, elf->shstrtab_size, name, nlen);
+	if (hit) {
+		p->name_off = (uint64_t)(hit - elf->shstrtab);
+		return 0;
+	}
+	/* A table not ending in NUL would swallow our name into another. */
+	if (elf->shstrtab_size &&
+	    elf->shstrtab[elf->shstrtab_size - 1] != '\0')
+		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+				"malformed ELF: section name table does not end with NUL");
+	p->shstrtab_len = elf->shstrtab_size + nlen;
+	p->shstrtab = malloc(p->shstrtab_len);
+	if (!p->shstrtab)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	memcpy(p->shstrtab, elf->shstrtab, elf->shstrtab_size);
+	memcpy(p->shstrtab + elf->shstrtab_size, name, nlen);
+	p->name_off = elf->shstrtab_size;
+
+	/* Extend in place into zero slack that nothing else uses. */
+	if (end + nlen <= p->page && range_free(p, end, nlen, false)) {
+		mark(p, end, nlen, B_CLAIMED);
+		p->shstrtab_off = st->offset;
+		return 0;
+	}
+	if (end == elf->file_size && p->plan->out_size == elf->file_size) {
+		p->shstrtab_off = st->offset;
+		p->plan->out_size = end + nlen;
+		return 0;
+	}
+	/* Relocate: first into the first page's gap, else to the end. */
+	p->shstrtab_moved = true;
+	off = alloc_in_page(p, p->shstrtab_len, 1, false, false);
+	if (off >= 0) {
+		p->shstrtab_off = (uint64_t)off;
+		mark(p, p->shstrtab_off, p->shstrtab_len, B_CLAIMED);
+		return 0;
+	}
+	p->shstrtab_off = 0; /* appended in finish() */
+	return 0;
+}
+
+static int copy_headers(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+
+	p->phdrs = calloc(elf->phnum + 1, sizeof(*p->phdrs));
+	p->shdrs = calloc(elf->shnum + 1, sizeof(*p->shdrs));
+	if (!p->phdrs || !p->shdrs)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	memcpy(p->phdrs, elf->phdrs, elf->phnum * sizeof(*p->phdrs));
+	memcpy(p->shdrs, elf->shdrs, elf->shnum * sizeof(*p->shdrs));
+	p->phnum = elf->phnum;
+	p->shnum = elf->shnum;
+	p->shoff = elf->shoff;
+	p->shdrs_tail_new = elf->shnum;
+	return 0;
+}
+
+/*
+ * Adds a PT_NOTE program header. The table grows in place (it is never
+ * moved); a section header table right behind it is moved out of the way.
+ */
+static int grow_phdrs(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t ent = phent_of(elf);
+	uint64_t end = elf->phoff + (uint64_t)elf->phnum * ent;
+	const struct ebid_phdr *load;
+	size_t i;
+
+	if (elf->phoff != ehsize_of(elf))
+		return no_room(p, "program headers do not follow the ELF header");
+	if (elf->phnum + 1 > (EBID_PAGE - ehsize_of(elf)) / ent)
+		return no_room(p, "too many program headers for the first page");
+	load = load_of(p, elf->phoff, end + ent - elf->phoff);
+	if (!load)
+		return no_room(p, "no loadable segment can hold one more program header");
+	/* A section header table in the way is ours to move. */
+	if (elf->shnum && elf->shoff < end + ent &&
+	    elf->shoff + (uint64_t)elf->shnum * shent_of(elf) > end) {
+		if (elf->shoff < end)
+			return no_room(p, "section headers overlap the program headers");
+		mark(p, elf->shoff, (uint64_t)elf->shnum * shent_of(elf),
+		     B_RELEASED);
+		p->shdrs_released = true;
+	}
+	if (!range_free(p, end, ent, false))
+		return no_room(p, "no free bytes after the program header table");
+	mark(p, end, ent, B_CLAIMED);
+	for (i = 0; i < p->phnum; i++)
+		if (p->phdrs[i].type == EBID_PT_PHDR) {
+			p->phdrs[i].filesz += ent;
+			p->phdrs[i].memsz += ent;
+		}
+	p->phnum++;
+	p->plan->actions |= EBID_ACT_ADD_PT;
+	return 0;
+}
+
+/* Sets up the new PT_NOTE (already counted by grow_phdrs) over a note. */
+static int new_pt_note(struct planner *p, uint64_t off, uint64_t len)
+{
+	const struct ebid_phdr *load = load_of(p, off, len);
+	struct ebid_phdr *ph = &p->phdrs[p->phnum - 1];
+
+	if (!load)
+		return no_room(p, "note would lie outside every loadable segment");
+	memset(ph, 0, sizeof(*ph));
+	ph->type = EBID_PT_NOTE;
+	ph->flags = 4; /* PF_R */
+	ph->offset = off;
+	ph->vaddr = load->vaddr + (off - load->offset);
+	ph->paddr = load->paddr + (off - load->offset);
+	ph->filesz = len;
+	ph->memsz = len;
+	ph->align = 4;
+	return 0;
+}
+
+/* A PT_NOTE in the first page that can grow by len to take [off, off+len). */
+static int find_adjacent_pt(const struct planner *p, uint64_t off,
+			    uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < p->phnum; i++) {
+		const struct ebid_phdr *ph = &p->phdrs[i];
+		uint64_t end = ph->offset + ph->filesz;
+
+		if (ph->type != EBID_PT_NOTE || ph->align > 4 ||
+		    ph->filesz != ph->memsz || end > p->page)
+			continue;
+		if (off + len == ph->offset || end == off) {
+			uint64_t lo = off < ph->offset ? off : ph->offset;
+
+			if (load_of(p, lo, ph->filesz + len))
+				return (int)i;
+		}
+	}
+	return -1;
+}
+
+static void extend_pt(struct planner *p, int i, uint64_t off, uint64_t len)
+{
+	struct ebid_phdr *ph = &p->phdrs[i];
+
+	if (off + len == ph->offset) {
+		ph->offset -= len;
+		ph->vaddr -= len;
+		ph->paddr -= len;
+	}
+	ph->filesz += len;
+	ph->memsz += len;
+	p->plan->actions |= EBID_ACT_EXTEND_PT;
+}
+
+static void encode_note(const struct planner *p, unsigned char *buf)
+{
+	unsigned char d = p->elf->data;
+	size_t size = (size_t)ebid_gnu_note_size(p->desc_len);
+
+	memset(buf, 0, size);
+	ebid_put(buf, 4, 4, d);
+	ebid_put(buf + 4, 4, p->desc_len, d);
+	ebid_put(buf + 8, 4, EBID_NT_GNU_BUILD_ID, d);
+	memcpy(buf + 12, "GNU", 4);
+}
+
+/* Places a new note: below a PT_NOTE that can grow, or with its own one. */
+static int place_new_note(struct planner *p)
+{
+	uint64_t len = ebid_gnu_note_size(p->desc_len);
+	unsigned char saved[EBID_PAGE];
+	size_t i, phnum0 = p->phnum;
+	int64_t off;
+	int ret;
+
+	memcpy(saved, p->map, sizeof(saved));
+	/* Go's layout: the zero gap right below .note.go.buildid. */
+	for (i = 0; i < p->phnum; i++) {
+		const struct ebid_phdr *ph = &p->phdrs[i];
+
+		if (ph->type != EBID_PT_NOTE || ph->offset < len ||
+		    ph->offset % 4)
+			continue;
+		off = (int64_t)(ph->offset - len);
+		if (!range_free(p, (uint64_t)off, len, true) ||
+		    find_adjacent_pt(p, (uint64_t)off, len) != (int)i)
+			continue;
+		mark(p, (uint64_t)off, len, B_CLAIMED);
+		extend_pt(p, (int)i, (uint64_t)off, len);
+		p->note_off = (uint64_t)off;
+		ret = place_shdrs(p, 1);
+		if (!ret)
+			ret = place_name(p);
+		return ret;
+	}
+	/* Otherwise a PT_NOTE of its own, as high in the page as fits. */
+	memcpy(p->map, saved, sizeof(saved));
+	p->phnum = phnum0;
+	p->shdrs_released = false;
+	ret = grow_phdrs(p);
+	if (ret)
+		return ret;
+	off = alloc_in_page(p, len, 4, true, true);
+	if (off < 0)
+		return no_room(p, "no zero gap in the first page for the note");
+	mark(p, (uint64_t)off, len, B_CLAIMED);
+	p->note_off = (uint64_t)off;
+	ret = new_pt_note(p, (uint64_t)off, len);
+	if (!ret)
+		ret = place_shdrs(p, 1);
+	if (!ret)
+		ret = place_name(p);
+	return ret;
+}
+
+/* Makes an existing note kernel-visible. */
+static int repair_coverage(struct planner *p)
+{
+	const struct ebid_note *g = &p->elf->gnu;
+	uint64_t len = g->note_size;
+	int i;
+
+	if (g->note_off % 4 || g->note_off + len > p->page)
+		return no_room(p, "the existing note lies beyond the first page, where the kernel cannot read it");
+	i = find_adjacent_pt(p, g->note_off, len);
+	if (i >= 0) {
+		extend_pt(p, i, g->note_off, len);
+		return 0;
+	}
+	if (g->pt_index >= 0)
+		return no_room(p, "the note's PT_NOTE cannot be made visible to the kernel");
+	if (grow_phdrs(p))
+		return -EBID_ENOROOM;
+	if (new_pt_note(p, g->note_off, len))
+		return -EBID_ENOROOM;
+	return place_shdrs(p, 0);
+}
+
+static int patch_field(struct planner *p, size_t field_off, size_t width,
+		       uint64_t val, const char *what)
+{
+	unsigned char buf[8];
+
+	if (ebid_get(p->elf->head + field_off, width, p->elf->data) == val)
+		return 0;
+	ebid_put(buf, width, val, p->elf->data);
+	return add_patch(p, field_off, buf, width, what);
+}
+
+/* Emits patches for every header that differs from the input. */
+static int finish(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_ehdr_layout *L = &ebid_ehdr_layouts[elf->elfclass - 1];
+	size_t phe = phent_of(elf), she = shent_of(elf), i;
+	unsigned char buf[64], old[64];
+	char what[64];
+	uint64_t e_shnum = p->shnum, e_phnum = p->phnum, off;
+	unsigned char *table = NULL;
+	int ret = 0;
+
+	/*
+	 * A table that grows at the end of the file takes the first appended
+	 * bytes; its entries are copied in below, once they are encoded.
+	 */
+	if (p->shnum && !p->shdrs_moved &&
+	    p->shoff + elf->shnum * she == elf->file_size &&
+	    p->shnum > elf->shnum) {
+		unsigned char zero[64] = { 0 };
+
+		ret = add_append(p, zero, she, 1, &off);
+		if (ret)
+			goto out;
+	}
+
+	/* Section name table contents. */
+	if (p->shstrtab) {
+		struct ebid_shdr *st = &p->shdrs[elf->shstrndx];
+
+		if (p->shstrtab_moved && p->shstrtab_off == 0) {
+			ret = add_append(p, p->shstrtab, p->shstrtab_len, 1,
+					 &p->shstrtab_off);
+		} else if (p->shstrtab_moved) {
+			ret = add_patch(p, p->shstrtab_off, p->shstrtab,
+					p->shstrtab_len, ".shstrtab (moved)");
+		} else if (p->shstrtab_off + p->shstrtab_len > elf->file_size) {
+			ret = add_append(p, p->shstrtab + elf->shstrtab_size,
+					 p->shstrtab_len - elf->shstrtab_size,
+					 1, &off);
+		} else {
+			ret = add_patch(p, st->offset + st->size,
+					p->shstrtab + elf->shstrtab_size,
+					p->shstrtab_len - elf->shstrtab_size,
+					".shstrtab (name added)");
+		}
+		if (ret)
+			goto out;
+		st->offset = p->shstrtab_off;
+		st->size = p->shstrtab_len;
+		p->plan->actions |= EBID_ACT_SHSTRTAB;
+	}
+
+	/* Extended numbering lives in section 0. */
+	if (p->shnum >= SHN_LORESERVE_) {
+		e_shnum = 0;
+		p->shdrs[0].size = p->shnum;
+	}
+	if (p->phnum >= PN_XNUM_) {
+		e_phnum = PN_XNUM_;
+		if (!p->shnum)
+			return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
+					"too many program headers for a file without sections");
+		p->shdrs[0].info = (uint32_t)p->phnum;
+	}
+
+	/* Section header table. */
+	if (p->shnum && p->shdrs_moved) {
+		table = calloc(p->shnum, she);
+		if (!table) {
+			ret = ebid_err(p->err, p->errlen, -ENOMEM,
+				       "out of memory");
+			goto out;
+		}
+		for (i = 0; i < p->shnum; i++)
+			ebid_shdr_encode(table + i * she, &p->shdrs[i],
+					 elf->elfclass, elf->data);
+		if (p->shoff == 0) {
+			ret = add_append(p, table, p->shnum * she,
+					 elf->elfclass == 2 ? 8 : 4, &p->shoff);
+		} else {
+			ret = add_patch(p, p->shoff, table, p->shnum * she,
+					"section header table (moved)");
+		}
+		if (ret)
+			goto out;
+		p->plan->actions |= EBID_ACT_MOVE_SHDRS;
+	} else if (p->shnum) {
+		for (i = 0; i < p->shnum; i++) {
+			uint64_t at = p->shoff + i * she;
+
+			ebid_shdr_encode(buf, &p->shdrs[i], elf->elfclass,
+					 elf->data);
+			if (i < elf->shnum) {
+				ebid_shdr_encode(old, &elf->shdrs[i],
+						 elf->elfclass, elf->data);
+				if (!memcmp(buf, old, she))
+					continue;
+			}
+			snprintf(what, sizeof(what), "section header [%zu]%s", i,
+				 i >= elf->shnum ? " (new)" : "");
+			if (at >= elf->file_size) {
+				/* Room was appended above. */
+				if (at + she > elf->file_size +
+						       p->plan->append_len) {
+					ret = ebid_err(p->err, p->errlen,
+						       -EBID_EVERIFY,
+						       "internal error: section header append misplaced");
+					goto out;
+				}
+				memcpy(p->plan->append + (at - elf->file_size),
+				       buf, she);
+			} else {
+				ret = add_patch(p, at, buf, she, what);
+			}
+			if (ret)
+				goto out;
+		}
+	}
+
+	/* Program headers. */
+	for (i = 0; i < p->phnum; i++) {
+		ebid_phdr_encode(buf, &p->phdrs[i], elf->elfclass, elf->data);
+		if (i < elf->phnum) {
+			ebid_phdr_encode(old, &elf->phdrs[i], elf->elfclass,
+					 elf->data);
+			if (!memcmp(buf, old, phe))
+				continue;
+		}
+		snprintf(what, sizeof(what), "program header [%zu]%s", i,
+			 i >= elf->phnum ? " (new PT_NOTE)" : "");
+		ret = add_patch(p, elf->phoff + i * phe, buf, phe, what);
+		if (ret)
+			goto out;
+	}
+
+	/* ELF header fields. */
+	if (p->shnum && (ret = patch_field(p, L->shoff, L->addr, p->shoff,
+					     "e_shoff")))
+		goto out;
+	if ((ret = patch_field(p, L->shnum, 2, e_shnum, "e_shnum")) ||
+	    (ret = patch_field(p, L->phnum, 2, e_phnum, "e_phnum")))
+		goto out;
+
+	/* Released bytes nobody reused are zeroed, never left stale. */
+	for (i = 0; i < p->page;) {
+		size_t j = i;
+		unsigned char zero[EBID_PAGE];
+
+		if (p->map[i] != B_RELEASED) {
+			i++;
+			continue;
+		}
+		while (j < p->page && p->map[j] == B_RELEASED)
+			j++;
+		memset(zero, 0, j - i);
+		ret = add_patch(p, i, zero, j - i,
+				"old section header table (cleared)");
+		if (ret)
+			goto out;
+		i = j;
+	}
+out:
+	free(table);
+	return ret;
+}
+
+static int cmp_patch(const void *a, const void *b)
+{
+	const struct ebid_patch *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Our own invariant: patches are disjoint and inside the input. */
+static int check_patches(struct planner *p)
+{
+	struct ebid_plan *plan = p->plan;
+	size_t i;
+
+	qsort(plan->patches, plan->npatches, sizeof(*plan->patches), cmp_patch);
+	for (i = 0; i < plan->npatches; i++) {
+		const struct ebid_patch *pt = &plan->patches[i];
+
+		if (pt->off + pt->len > plan->in_size ||
+		    (i && plan->patches[i - 1].off + plan->patches[i - 1].len >
+				  pt->off))
+			return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
+					"internal error: overlapping patches at 0x%llx (%s)",
+					(unsigned long long)pt->off, pt->what);
+	}
+	return 0;
+}
+
+/* Applies the plan to a copy of the first page and runs the kernel's reader. */
+static int check_kernel_view(struct planner *p)
+{
+	struct ebid_plan *plan = p->plan;
+	unsigned char page[EBID_PAGE], id[EBID_MAX_ID];
+	uint64_t desc_off = 0;
+	size_t i, len = p->page;
+
+	memcpy(page, p->elf->head, len);
+	for (i = 0; i < plan->npatches; i++) {
+		const struct ebid_patch *pt = &plan->patches[i];
+
+		if (pt->off < len)
+			memcpy(page + pt->off, pt->bytes,
+			       pt->off + pt->len > len ? len - pt->off
+						       : pt->len);
+	}
+	if (!ebid_kernel_build_id(page, len, id, NULL, &desc_off) ||
+	    desc_off != plan->id_off)
+		return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
+				"internal error: planned note is not visible to the kernel's reader");
+	return 0;
+}
+
+static int plan_existing(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_opts *o = p->opts;
+	const struct ebid_note *g = &elf->gnu;
+	bool zero = ebid_all_zero(g->desc, g->desc_len);
+	int ret;
+
+	if (!g->shndx)
+		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
+				"GNU build-id note has no section header describing it");
+	if (g->desc_len == 0 || g->desc_len > EBID_MAX_ID)
+		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
+				"existing build-id has %u bytes; perf and the kernel accept 1 to 20 (relink with --build-id=sha1)",
+				g->desc_len);
+	p->plan->id_off = g->desc_off;
+	p->plan->id_len = g->desc_len;
+	memcpy(p->plan->id, g->desc, g->desc_len);
+
+	if (o->mode == EBID_MODE_BACKFILL && !zero && !o->force)
+		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
+				"build-id is already filled, not a reserved all-zero note (use --force to recompute)");
+	if (o->mode != EBID_MODE_RESERVE && (zero || o->force)) {
+		size_t want = o->id ? o->id_len : ebid_hash_id_len(o->alg);
+
+		if (want != g->desc_len)
+			return ebid_err(p->err, p->errlen, -EBID_ENOTE,
+					"the note holds %u bytes but the %s gives %zu",
+					g->desc_len,
+					o->id ? "--id" : ebid_hash_name(o->alg),
+					want);
+		p->plan->fill = true;
+		p->plan->actions |= EBID_ACT_FILL;
+	}
+	if (!elf->gnu_kernel_visible) {
+		ret = repair_coverage(p);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int plan_new(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_opts *o = p->opts;
+	int ret;
+
+	if (o->mode == EBID_MODE_BACKFILL)
+		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
+				"no reserved build-id note to backfill (run reserve or inject)");
+	if (!elf->shnum)
+		return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
+				"file has no section headers: a note no section describes would be lost by strip");
+	if (!elf->shstrtab || elf->shstrndx >= elf->shnum)
+		return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
+				"file has no section name table");
+	if (elf->phoff != ehsize_of(elf) || !elf->phnum)
+		return no_room(p, "program headers do not follow the ELF header");
+	p->desc_len = o->id ? o->id_len : ebid_hash_id_len(o->alg);
+	ret = place_new_note(p);
+	if (ret)
+		return ret;
+
+	/* The new section, appended: nothing is renumbered. */
+	{
+		struct ebid_shdr *s = &p->shdrs[p->shnum++];
+		const struct ebid_phdr *load =
+			load_of(p, p->note_off, ebid_gnu_note_size(p->desc_len));
+
+		memset(s, 0, sizeof(*s));
+		s->name = (uint32_t)p->name_off;
+		s->type = EBID_SHT_NOTE;
+		s->flags = EBID_SHF_ALLOC;
+		s->addr = load->vaddr + (p->note_off - load->offset);
+		s->offset = p->note_off;
+		s->size = ebid_gnu_note_size(p->desc_len);
+		s->addralign = 4;
+	}
+	{
+		unsigned char note[12 + 4 + EBID_MAX_ID];
+
+		encode_note(p, note);
+		ret = add_patch(p, p->note_off, note,
+				(size_t)ebid_gnu_note_size(p->desc_len),
+				".note.gnu.build-id (new)");
+		if (ret)
+			return ret;
+	}
+	p->plan->actions |= EBID_ACT_ADD_NOTE;
+	p->plan->id_off = p->note_off + 16;
+	p->plan->id_len = p->desc_len;
+	memset(p->plan->id, 0, sizeof(p->plan->id));
+	if (o->mode == EBID_MODE_INJECT) {
+		p->plan->fill = true;
+		p->plan->actions |= EBID_ACT_FILL;
+	}
+	return 0;
+}
+
+int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
+		   const struct ebid_src *src, const struct ebid_opts *opts,
+		   char *err, size_t errlen)
+{
+	struct planner *p;
+	int ret;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->in_size = plan->out_size = elf->file_size;
+	plan->alg = opts->alg;
+	if (elf->type != ET_EXEC_ && elf->type != ET_DYN_)
+		return ebid_err(err, errlen, -EBID_ENOTE,
+				"not an executable or shared library (e_type %u)",
+				elf->type);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	p->elf = elf;
+	p->src = src;
+	p->opts = opts;
+	p->plan = plan;
+	p->err = err;
+	p->errlen = errlen;
+	map_page(p);
+	ret = copy_headers(p);
+	if (ret)
+		goto out;
+
+	if (elf->gnu.present)
+		ret = plan_existing(p);
+	else
+		ret = plan_new(p);
+	if (ret)
+		goto out;
+	if (plan->actions & ~(unsigned)EBID_ACT_FILL) {
+		ret = finish(p);
+		if (ret)
+			goto out;
+	}
+	if (plan->fill && opts->id) {
+		memcpy(plan->id, opts->id, opts->id_len);
+		plan->hash = false;
+	} else if (plan->fill) {
+		plan->hash = true;
+	}
+	plan->out_size = plan->in_size + plan->append_len;
+	ret = check_patches(p);
+	if (!ret && plan->actions)
+		ret = check_kernel_view(p);
+out:
+	free(p->phdrs);
+	free(p->shdrs);
+	free(p->shstrtab);
+	free(p);
+	if (ret)
+		ebid_plan_release(plan);
+	return ret;
+}
+
+void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len)
+{
+	static const struct {
+		unsigned bit;
+		const char *word;
+	} words[] = {
+		{ EBID_ACT_ADD_NOTE, "add-note" },
+		{ EBID_ACT_FILL, "fill" },
+		{ EBID_ACT_EXTEND_PT, "extend-pt-note" },
+		{ EBID_ACT_ADD_PT, "add-pt-note" },
+		{ EBID_ACT_MOVE_SHDRS, "move-section-headers" },
+		{ EBID_ACT_SHSTRTAB, "add-section-name" },
+	};
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		if (!(plan->actions & words[i].bit))
+			continue;
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
+					 "%s%s", used ? "," : "", words[i].word);
+	}
+	if (!used)
+		snprintf(buf, len, "unchanged");
+}

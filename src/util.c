@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* Small shared helpers: error formatting, byte order, header encoding, hex. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int ebid_err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+uint64_t ebid_get(const unsigned char *p, size_t width, unsigned char data)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < width; i++) {
+		size_t k = data == 2 /* ELFDATA2MSB */ ? i : width - 1 - i;
+
+		v = (v << 8) | p[k];
+	}
+	return v;
+}
+
+void ebid_put(unsigned char *p, size_t width, uint64_t v, unsigned char data)
+{
+	size_t i;
+
+	for (i = 0; i < width; i++) {
+		size_t k = data == 2 ? width - 1 - i : i;
+
+		p[k] = (unsigned char)(v & 0xff);
+		v >>= 8;
+	}
+}
+
+const struct ebid_ehdr_layout ebid_ehdr_layouts[2] = {
+	{ .size = 52, .phoff = 28, .shoff = 32, .phentsize = 42, .phnum = 44,
+	  .shentsize = 46, .shnum = 48, .shstrndx = 50, .addr = 4 },
+	{ .size = 64, .phoff = 32, .shoff = 40, .phentsize = 54, .phnum = 56,
+	  .shentsize = 58, .shnum = 60, .shstrndx = 62, .addr = 8 },
+};
+
+size_t ebid_phdr_encode(unsigned char *out, const struct ebid_phdr *ph,
+			unsigned char elfclass, unsigned char d)
+{
+	if (elfclass == 2 /* ELFCLASS64 */) {
+		ebid_put(out + 0, 4, ph->type, d);
+		ebid_put(out + 4, 4, ph->flags, d);
+		ebid_put(out + 8, 8, ph->offset, d);
+		ebid_put(out + 16, 8, ph->vaddr, d);
+		ebid_put(out + 24, 8, ph->paddr, d);
+		ebid_put(out + 32, 8, ph->filesz, d);
+		ebid_put(out + 40, 8, ph->memsz, d);
+		ebid_put(out + 48, 8, ph->align, d);
+		return 56;
+	}
+	ebid_put(out + 0, 4, ph->type, d);
+	ebid_put(out + 4, 4, ph->offset, d);
+	ebid_put(out + 8, 4, ph->vaddr, d);
+	ebid_put(out + 12, 4, ph->paddr, d);
+	ebid_put(out + 16, 4, ph->filesz, d);
+	ebid_put(out + 20, 4, ph->memsz, d);
+	ebid_put(out + 24, 4, ph->flags, d);
+	ebid_put(out + 28, 4, ph->align, d);
+	return 32;
+}
+
+size_t ebid_shdr_encode(unsigned char *out, const struct ebid_shdr *sh,
+			unsigned char elfclass, unsigned char d)
+{
+	size_t w = elfclass == 2 ? 8 : 4;
+	size_t o = 0;
+
+	ebid_put(out + o, 4, sh->name, d), o += 4;
+	ebid_put(out + o, 4, sh->type, d), o += 4;
+	ebid_put(out + o, w, sh->flags, d), o += w;
+	ebid_put(out + o, w, sh->addr, d), o += w;
+	ebid_put(out + o, w, sh->offset, d), o += w;
+	ebid_put(out + o, w, sh->size, d), o += w;
+	ebid_put(out + o, 4, sh->link, d), o += 4;
+	ebid_put(out + o, 4, sh->info, d), o += 4;
+	ebid_put(out + o, w, sh->addralign, d), o += w;
+	ebid_put(out + o, w, sh->entsize, d), o += w;
+	return o;
+}
+
+void ebid_hex(char *hex, const unsigned char *bytes, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		hex[2 * i] = digits[bytes[i] >> 4];
+		hex[2 * i + 1] = digits[bytes[i] & 15];
+	}
+	hex[2 * len] = '\0';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ebid_unhex(const char *s, unsigned char *out, size_t max, size_t *len)
+{
+	size_t n, i;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	n = strlen(s);
+	if (n == 0 || n % 2 || n / 2 > max)
+		return -EINVAL;
+	for (i = 0; i < n / 2; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		out[i] = (unsigned char)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return 0;
+}
+
+bool ebid_all_zero(const unsigned char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
+		  size_t len)
+{
+	unsigned char *p = buf;
+
+	if (off > src->size || len > src->size - off)
+		return -EINVAL;
+	if (src->fd < 0) {
+		memcpy(buf, src->mem + off, len);
+		return 0;
+	}
+	while (len) {
+		ssize_t n = pread(src->fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO; /* shrank under us */
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
