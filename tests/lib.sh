@@ -1,0 +1,279 @@
+# SPDX-License-Identifier: MIT
+# TAP helpers for tests/tNNNN-*.sh; source it first thing.
+#
+# Each test script gets its own empty scratch directory under build/tests/
+# and runs in it. A test is a block:
+#
+#   t_begin "what it checks"
+#   expect_exit 0 "$EBID" inject f     # each check adds to the failure list
+#   expect_eq "printed id" "$got" "$want"
+#   t_end                              # prints "ok N - ..." or "not ok N - ..."
+#
+# Checks never exit the script; a failed check records why, and t_end prints
+# the reasons as TAP comments under the "not ok" line. t_skip_if REASON turns
+# a block into "ok N - ... # SKIP REASON" unless a check in it failed. A skip
+# is never a pass: tests/run.sh counts it apart. Plan-less TAP: no "1..N".
+# shellcheck shell=bash
+set -u
+set -o pipefail
+export LC_ALL=C TZ=UTC
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+EBID_BUILD=${EBID_BUILD:-build}
+case "$EBID_BUILD" in
+/*) ;;
+*) EBID_BUILD=$TOP/$EBID_BUILD ;;
+esac
+EBID=${EBID:-$EBID_BUILD/elf-buildid}
+FIXTURES=${EBID_FIXTURES:-$TOP/build/fixtures}
+EBID_PY=$TOP/tests/ebid.py
+# Every variant scripts/build-fixtures.sh builds.
+VARIANTS=(plain sw pie nobuildid reserved existing)
+# The id the `existing` fixture was linked with (-ldflags=-B=0x...).
+EXISTING_ID=0123456789abcdeffedcba9876543210a5a5a5a5
+ZERO_ID=0000000000000000000000000000000000000000
+
+# Keep Go and perf away from $HOME.
+export GOCACHE=$TOP/build/go/cache GOPATH=$TOP/build/go/path GOENV=off
+export GOFLAGS= GOTOOLCHAIN=local
+
+T_NAME=$(basename "$0" .sh)
+SCRATCH=$TOP/build/tests/$T_NAME
+rm -rf "$SCRATCH"
+mkdir -p "$SCRATCH" || {
+	echo "not ok 1 - cannot create scratch directory $SCRATCH"
+	exit 1
+}
+cd "$SCRATCH" || exit 1
+export PERF_BUILDID_DIR=$SCRATCH/.debug
+
+t_num=0
+t_failed=0
+t_desc=
+t_why=()
+t_skip_reason=
+
+# The diagnostic lines of the current block.
+t_fail() {
+	t_why+=("$@")
+	return 1
+}
+
+t_begin() {
+	t_desc=$*
+	t_why=()
+	t_skip_reason=
+}
+
+# Mark the current block as skipped (unless one of its checks failed).
+t_skip_if() {
+	t_skip_reason=$*
+}
+
+t_end() {
+	t_num=$((t_num + 1))
+	if [ ${#t_why[@]} -gt 0 ]; then
+		t_failed=$((t_failed + 1))
+		echo "not ok $t_num - $t_desc"
+		local line
+		for line in "${t_why[@]}"; do
+			printf '%s\n' "$line" | sed 's/^/#   /'
+		done
+	elif [ -n "$t_skip_reason" ]; then
+		echo "ok $t_num - $t_desc # SKIP $t_skip_reason"
+	else
+		echo "ok $t_num - $t_desc"
+	fi
+	t_why=()
+	t_skip_reason=
+}
+
+# A whole block that is skipped.
+t_skip() { # DESC REASON
+	t_begin "$1"
+	t_skip_if "$2"
+	t_end
+}
+
+# The last line of a script: exit status says whether anything failed.
+t_done() {
+	if [ "$t_num" -eq 0 ]; then
+		echo "not ok 1 - $T_NAME ran no test"
+		exit 1
+	fi
+	[ "$t_failed" -eq 0 ]
+	exit
+}
+
+# run CMD...: run it with stdout in $SCRATCH/.out, stderr in $SCRATCH/.err,
+# exit status in $rc; $out and $err hold the text.
+rc=0
+out=
+err=
+run() {
+	"$@" >"$SCRATCH/.out" 2>"$SCRATCH/.err" </dev/null
+	rc=$?
+	out=$(cat "$SCRATCH/.out")
+	err=$(cat "$SCRATCH/.err")
+	return 0
+}
+
+# The last command, for diagnostics.
+last_cmd() {
+	local s
+	s=$(printf '%q ' "$@")
+	echo "${s% }" | sed "s|$SCRATCH/||g; s|$TOP/||g"
+}
+
+# expect_exit CODE CMD...: run CMD and check its exit status.
+expect_exit() {
+	local want=$1
+	shift
+	run "$@"
+	[ "$rc" = "$want" ] && return 0
+	t_fail "command: $(last_cmd "$@")" "expected exit $want, got $rc" \
+		"stdout: $(head -c 2000 "$SCRATCH/.out")" \
+		"stderr: $(head -c 2000 "$SCRATCH/.err")"
+}
+
+expect_eq() { # WHAT GOT WANT
+	[ "$2" = "$3" ] && return 0
+	t_fail "$1: got '$2', want '$3'"
+}
+
+expect_ne() { # WHAT GOT NOT_WANTED
+	[ "$2" != "$3" ] && return 0
+	t_fail "$1: got '$2', which it must not be"
+}
+
+expect_match() { # WHAT TEXT ERE
+	printf '%s\n' "$2" | grep -Eq -- "$3" && return 0
+	t_fail "$1: '$2' does not match /$3/"
+}
+
+expect_same_file() { # WHAT A B
+	cmp -s -- "$2" "$3" && return 0
+	t_fail "$1: $(cmp -- "$2" "$3" 2>&1 | head -n 1)"
+}
+
+# The stderr of the last run is exactly one line of the form
+# "elf-buildid: 'FILE': what failed: cause".
+expect_one_error_line() { # FILE
+	local n
+	n=$(wc -l <"$SCRATCH/.err")
+	[ "$n" = 1 ] || t_fail "stderr has $n lines, want 1: $err"
+	local q
+	q=$(printf '%s' "$1" | sed 's/[][\.*^$/]/\\&/g')
+	grep -q "^elf-buildid: '$q': [^:]*[^ :]: [^ ].*" "$SCRATCH/.err" && return 0
+	t_fail "stderr is not \"elf-buildid: '$1': what failed: cause\": $err"
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# file_state FILE: inode, mtime (ns) and size, to show a file was not rewritten.
+file_state() { stat -c '%i %.9Y %s' -- "$1"; }
+
+# Checked before anything else: the tool and the fixtures must exist; their
+# absence is a failure, never a skip.
+require_tool() {
+	if [ ! -x "$EBID" ]; then
+		echo "not ok 1 - $EBID not built (run make)"
+		exit 1
+	fi
+}
+
+require_fixtures() {
+	local v
+	for v in "$@"; do
+		if [ ! -f "$FIXTURES/$v" ]; then
+			echo "not ok 1 - fixture $FIXTURES/$v missing (scripts/build-fixtures.sh)"
+			exit 1
+		fi
+	done
+}
+
+# copy_fixture VARIANT [DEST]: a private, writable copy; prints its path.
+copy_fixture() {
+	local dest=${2:-$SCRATCH/$1}
+	mkdir -p "$(dirname "$dest")" && cp -- "$FIXTURES/$1" "$dest" &&
+		chmod u+w "$dest" && echo "$dest"
+}
+
+# The id in an "ID  FILE" line, checked against the expected file name.
+# Sets $id; fails the block when the line has another form.
+parse_id_line() { # OUTPUT FILE
+	local want_re
+	id=
+	if [ "$(printf '%s\n' "$1" | wc -l)" != 1 ]; then
+		t_fail "want one line 'ID  FILE', got: $1"
+		return 1
+	fi
+	want_re="^([0-9a-f]+)  $(printf '%s' "$2" | sed 's/[][\.*^$/+?(){}|]/\\&/g')\$"
+	if [[ "$1" =~ $want_re ]]; then
+		id=${BASH_REMATCH[1]}
+		return 0
+	fi
+	t_fail "not an 'ID  FILE' line for $2: '$1'"
+}
+
+# inject_ok FILE [OPTIONS...]: inject, expect exit 0 and an "ID  FILE" line;
+# sets $id.
+inject_ok() {
+	local f=$1
+	shift
+	id=
+	expect_exit 0 "$EBID" inject "$@" "$f" || return 1
+	parse_id_line "$out" "$f"
+}
+
+# Ids as other tools see them; each prints nothing when it finds none.
+readelf_ids() { readelf -n -- "$1" 2>/dev/null | awk '/Build ID:/ { print $3 }'; }
+eu_readelf_ids() { eu-readelf -n -- "$1" 2>/dev/null | awk '/Build ID:/ { print $3 }'; }
+file_id() {
+	file -b -- "$1" | sed -n 's/.*BuildID\[[^]]*\]=\([0-9a-f]*\).*/\1/p'
+}
+perf_id() { perf buildid-list -i "$1" 2>/dev/null; }
+py_id() { python3 "$EBID_PY" id "$@" 2>&1; }
+py_note() { python3 "$EBID_PY" note "$1" 2>&1; }
+py_kernel() { python3 "$EBID_PY" kernel "$1" 2>&1; }
+
+# Can perf record here? Sets $perf_record_why when it cannot.
+perf_record_why=
+perf_record_works() {
+	perf_record_why=
+	if ! have perf; then
+		perf_record_why="perf not installed"
+		return 1
+	fi
+	if ! perf record -N -q -o "$SCRATCH/.probe.data" -- true \
+		>"$SCRATCH/.probe.out" 2>&1; then
+		perf_record_why="perf record fails here: $(grep -m1 -iE 'permission|paranoid|not supported|error' "$SCRATCH/.probe.out" || head -n 1 "$SCRATCH/.probe.out")"
+		return 1
+	fi
+	rm -f "$SCRATCH/.probe.data" "$SCRATCH/.probe.out"
+}
+
+# mmap2_id BIN [ARGS...]: run BIN under perf record --buildid-mmap and print
+# what the kernel put in the MMAP2 record for BIN's executable mapping:
+# the id between < and >, or "none" when the record has device and inode
+# numbers instead. Empty output when no MMAP2 record names BIN.
+mmap2_id() {
+	local bin=$1 data=$SCRATCH/.perf.$$.data line
+	rm -f "$data"
+	perf record -N -q --buildid-mmap -o "$data" -- "$@" \
+		>"$SCRATCH/.perf.out" 2>&1 || {
+		echo "perf-record-failed"
+		return 1
+	}
+	line=$(perf script -i "$data" --show-mmap-events 2>/dev/null |
+		grep 'PERF_RECORD_MMAP2' | grep -F -- "r-xp $bin" |
+		awk -v tail="r-xp $bin" 'substr($0, length($0) - length(tail) + 1) == tail' |
+		head -n 1)
+	rm -f "$data"
+	[ -n "$line" ] || return 0
+	if [[ "$line" =~ \<([0-9a-f]+)\> ]]; then
+		echo "${BASH_REMATCH[1]}"
+	else
+		echo none
+	fi
+}
