@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The independent checker (tests/ebid.py) agrees with readelf, eu-readelf and
+# the real kernel on files we edit by hand, so that later tests can rely on it.
+. "$(dirname "$0")/lib.sh"
+require_fixtures existing reserved plain
+
+# Grow the PT_NOTE that covers .note.go.buildid so that it also covers the
+# GNU note Go's linker put right after it (what ELF-FACTS.md says fixes it).
+grow_pt_note() { # FILE BYTES
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+path, extra = sys.argv[1], int(sys.argv[2])
+d = bytearray(open(path, 'rb').read())
+assert d[4] == 2 and d[5] == 1, 'expects ELF64 LSB'
+phoff, = struct.unpack_from('<Q', d, 32)
+phnum, = struct.unpack_from('<H', d, 56)
+for i in range(phnum):
+    o = phoff + 56 * i
+    if struct.unpack_from('<I', d, o)[0] == 4:
+        filesz, memsz = struct.unpack_from('<QQ', d, o + 32)
+        struct.pack_into('<QQ', d, o + 32, filesz + extra, memsz + extra)
+        break
+else:
+    sys.exit('no PT_NOTE')
+open(path, 'wb').write(d)
+PY
+}
+
+t_begin "note: ebid.py, readelf and eu-readelf read the same stored id"
+got=$(py_note "$FIXTURES/existing")
+expect_eq "ebid.py note" "$got" "$EXISTING_ID"
+expect_eq "readelf -n" "$(readelf_ids "$FIXTURES/existing")" "$EXISTING_ID"
+if have eu-readelf; then
+	expect_eq "eu-readelf -n" "$(eu_readelf_ids "$FIXTURES/existing")" "$EXISTING_ID"
+fi
+expect_exit 2 python3 "$EBID_PY" note "$FIXTURES/plain"
+t_end
+
+t_begin "note -v: the Go linker's note section is SHT_NOTE, SHF_ALLOC, align 4"
+got=$(python3 "$EBID_PY" note -v "$FIXTURES/existing" | sed -n 2p)
+expect_match "note -v" "$got" '^section=[0-9]+ type=7 flags=0x2 addralign=4 '
+t_end
+
+perf_ok=1
+perf_record_works || perf_ok=0
+
+t_begin "kernel: a Go -B note outside the PT_NOTE is invisible (ebid.py and the real kernel)"
+expect_exit 1 python3 "$EBID_PY" kernel "$FIXTURES/existing"
+if [ "$perf_ok" = 1 ]; then
+	cp "$FIXTURES/existing" ex-invisible
+	expect_eq "perf MMAP2 record" "$(mmap2_id "$SCRATCH/ex-invisible")" none
+else
+	t_skip_if "$perf_record_why"
+fi
+t_end
+
+t_begin "kernel: growing the PT_NOTE over the GNU note makes it visible (ebid.py and the real kernel)"
+cp "$FIXTURES/existing" ex-visible
+grow_pt_note ex-visible 36
+expect_eq "ebid.py kernel" "$(py_kernel ex-visible)" "$EXISTING_ID"
+if [ "$perf_ok" = 1 ]; then
+	expect_eq "perf MMAP2 record" "$(mmap2_id "$SCRATCH/ex-visible")" "$EXISTING_ID"
+else
+	t_skip_if "$perf_record_why"
+fi
+t_end
+
+t_begin "kernel: a PT_NOTE reaching past the first page is rejected (pre-6.12 rule)"
+cp "$FIXTURES/existing" ex-overpage
+grow_pt_note ex-overpage 44
+expect_exit 1 python3 "$EBID_PY" kernel ex-overpage
+t_end
+
+t_begin "kernel: a truncated or non-ELF file gives no id"
+head -c 100 "$FIXTURES/existing" >short
+expect_exit 1 python3 "$EBID_PY" kernel short
+echo hello >text
+expect_exit 1 python3 "$EBID_PY" kernel text
+t_end
+
+# A reserved note filled by hand with the sha1 of the file (descriptor zero).
+cp "$FIXTURES/reserved" filled
+python3 - filled <<'PY'
+import hashlib, sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+# Find the descriptor by its note header: namesz 4, descsz 20, type 3, "GNU\0".
+hdr = bytes.fromhex('04000000' '14000000' '03000000') + b'GNU\0'
+at = d.find(hdr)
+assert at > 0 and d.find(hdr, at + 1) < 0
+desc = at + len(hdr)
+assert d[desc:desc + 20] == bytes(20)
+d[desc:desc + 20] = hashlib.sha1(bytes(d)).digest()
+open(p, 'wb').write(d)
+PY
+
+t_begin "id: a sha1 filled in by hand recomputes; one changed byte is detected"
+want=$(readelf_ids filled)
+expect_match "readelf id" "$want" '^[0-9a-f]{40}$'
+expect_eq "ebid.py id" "$(py_id filled)" "$want"
+expect_exit 1 python3 "$EBID_PY" id filled --hash=md5
+cp filled flipped
+printf '\001' | dd of=flipped bs=1 seek=$((0x1000 + 7)) conv=notrunc status=none
+expect_exit 1 python3 "$EBID_PY" id flipped
+expect_exit 2 python3 "$EBID_PY" id "$FIXTURES/plain"
+t_end
+
+t_begin "diffranges: accepts changes inside the listed ranges, rejects others"
+desc_off=$(python3 "$EBID_PY" note -v filled | sed -n 's/.*desc_off=\(0x[0-9a-f]*\).*/\1/p')
+printf 'filled: fill\n  id %s 20\n' "$desc_off" >plan-ok
+expect_exit 0 python3 "$EBID_PY" diffranges "$FIXTURES/reserved" filled plan-ok
+printf 'filled: fill\n  id 0x10 20\n' >plan-wrong
+expect_exit 1 python3 "$EBID_PY" diffranges "$FIXTURES/reserved" filled plan-wrong
+cp filled appended
+printf 'ABCD' >>appended
+size=$(stat -c %s filled)
+printf 'x: add\n  id %s 20\n  append 0x%x 4 tail\n' "$desc_off" "$size" >plan-append
+expect_exit 0 python3 "$EBID_PY" diffranges "$FIXTURES/reserved" appended plan-append
+expect_exit 1 python3 "$EBID_PY" diffranges "$FIXTURES/reserved" appended plan-ok
+printf 'x: add\n  id %s 20\n  bogus line\n' "$desc_off" >plan-bad
+expect_exit 2 python3 "$EBID_PY" diffranges "$FIXTURES/reserved" filled plan-bad
+t_end
+
+t_done
