@@ -103,6 +103,9 @@ install: $(BUILD)/elf-buildid
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/elf-buildid $(DESTDIR)$(MANDIR)/man1/elf-buildid.1
 
+# Extra targets kept in their own files (fuzzing, benchmarks, matrix).
+-include mk/*.mk
+
 format:
 	clang-format -i src/*.c src/*.h include/*.h tests/unit/*.c
 
