@@ -237,6 +237,17 @@ py_id() { python3 "$EBID_PY" id "$@" 2>&1; }
 py_note() { python3 "$EBID_PY" note "$1" 2>&1; }
 py_kernel() { python3 "$EBID_PY" kernel "$1" 2>&1; }
 
+# perf_rec DATA CMD...: perf record CMD into DATA, with the kernel's build-ids
+# in the MMAP2 records. -N -B: no build-id cache and no build-id pass at the
+# end; --no-bpf-event saves a second of start-up.
+perf_rec() {
+	local data=$1
+	shift
+	rm -f "$data"
+	perf record -N -B -q --no-bpf-event --buildid-mmap -o "$data" -- "$@" \
+		>"$SCRATCH/.perf.out" 2>&1
+}
+
 # Can perf record here? Sets $perf_record_why when it cannot.
 perf_record_why=
 perf_record_works() {
@@ -245,31 +256,28 @@ perf_record_works() {
 		perf_record_why="perf not installed"
 		return 1
 	fi
-	if ! perf record -N -q -o "$SCRATCH/.probe.data" -- true \
-		>"$SCRATCH/.probe.out" 2>&1; then
-		perf_record_why="perf record fails here: $(grep -m1 -iE 'permission|paranoid|not supported|error' "$SCRATCH/.probe.out" || head -n 1 "$SCRATCH/.probe.out")"
+	if ! perf_rec "$SCRATCH/.probe.data" true; then
+		perf_record_why="perf record fails here: $(grep -m1 -iE 'permission|paranoid|not supported|error' "$SCRATCH/.perf.out" || head -n 1 "$SCRATCH/.perf.out")"
 		return 1
 	fi
-	rm -f "$SCRATCH/.probe.data" "$SCRATCH/.probe.out"
+	rm -f "$SCRATCH/.probe.data"
 }
 
 # mmap2_id BIN [ARGS...]: run BIN under perf record --buildid-mmap and print
 # what the kernel put in the MMAP2 record for BIN's executable mapping:
 # the id between < and >, or "none" when the record has device and inode
-# numbers instead. Empty output when no MMAP2 record names BIN.
+# numbers instead. Empty output when no MMAP2 record names BIN. The data
+# stays in $SCRATCH/.perf.data for perf report.
 mmap2_id() {
-	local bin=$1 data=$SCRATCH/.perf.$$.data line
-	rm -f "$data"
-	perf record -N -q --buildid-mmap -o "$data" -- "$@" \
-		>"$SCRATCH/.perf.out" 2>&1 || {
-		echo "perf-record-failed"
+	local bin=$1 data=$SCRATCH/.perf.data line
+	perf_rec "$data" "$@" || {
+		echo "perf-record-failed: $(head -n 1 "$SCRATCH/.perf.out")"
 		return 1
 	}
 	line=$(perf script -i "$data" --show-mmap-events 2>/dev/null |
 		grep 'PERF_RECORD_MMAP2' | grep -F -- "r-xp $bin" |
 		awk -v tail="r-xp $bin" 'substr($0, length($0) - length(tail) + 1) == tail' |
 		head -n 1)
-	rm -f "$data"
 	[ -n "$line" ] || return 0
 	if [[ "$line" =~ \<([0-9a-f]+)\> ]]; then
 		echo "${BASH_REMATCH[1]}"
