@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# (i) Inputs that cannot be processed: a missing file, an empty file, a
+# non-ELF file, truncated ELF files, and ELF files with one header field
+# made wrong. Every command exits 2 with one stderr line
+# "elf-buildid: 'FILE': what failed: cause", prints no result line, and
+# leaves the input (and its directory) as it was.
+. "$(dirname "$0")/lib.sh"
+require_tool
+require_fixtures plain
+
+size=$(stat -c %s "$FIXTURES/plain")
+mkdir -p inputs
+
+# corrupt NAME FIELD-OFFSET FORMAT VALUE: plain with one header field changed.
+corrupt() {
+	python3 - "$FIXTURES/plain" "inputs/$1" "$2" "$3" "$4" <<'PY'
+import struct, sys
+src, dst, off, fmt, val = sys.argv[1:]
+d = bytearray(open(src, 'rb').read())
+struct.pack_into(fmt, d, int(off, 0), int(val, 0))
+open(dst, 'wb').write(d)
+PY
+}
+
+: >inputs/empty
+printf 'just some text, not ELF\n' >inputs/text
+printf '\177ELF' >inputs/magic-only
+head -c 64 "$FIXTURES/plain" >inputs/trunc-ehdr
+head -c 300 "$FIXTURES/plain" >inputs/trunc-phdrs
+head -c 3000 "$FIXTURES/plain" >inputs/trunc-page
+head -c $((size / 2)) "$FIXTURES/plain" >inputs/trunc-half
+corrupt bad-class 4 B 3
+corrupt bad-data 5 B 7
+corrupt shoff-past-end 0x28 '<Q' $((size + 4096))
+corrupt phoff-past-end 0x20 '<Q' $((size + 4096))
+corrupt shstrndx-out-of-range 0x3e '<H' 200
+corrupt shnum-too-big 0x3c '<H' 5000
+corrupt phentsize-wrong 0x36 '<H' 13
+# .shstrtab's sh_offset (section 3 on Go 1.19, 64-byte headers at e_shoff):
+shoff=$(python3 -c 'import struct,sys; print(struct.unpack_from("<Q", open(sys.argv[1],"rb").read(), 0x28)[0])' "$FIXTURES/plain")
+shstrndx=$(python3 -c 'import struct,sys; print(struct.unpack_from("<H", open(sys.argv[1],"rb").read(), 0x3e)[0])' "$FIXTURES/plain")
+corrupt shstrtab-past-end $((shoff + 64 * shstrndx + 0x18)) '<Q' $((size + 100))
+
+# check_bad COMMAND FILE: exit 2, one error line, input unchanged.
+check_bad() {
+	local cmd=$1 f=$2 dir state
+	dir=$(dirname "$f")
+	state=
+	[ -e "$f" ] && state=$(file_state "$f") && cp -p "$f" "$SCRATCH/.saved"
+	local listing
+	listing=$(ls -A "$dir")
+	expect_exit 2 "$EBID" "$cmd" "$f"
+	expect_one_error_line "$f"
+	expect_eq "stdout" "$out" ""
+	if [ -n "$state" ]; then
+		expect_eq "inode mtime size" "$(file_state "$f")" "$state"
+		expect_same_file "bytes" "$f" "$SCRATCH/.saved"
+	else
+		[ -e "$f" ] && t_fail "$f was created"
+	fi
+	expect_eq "directory listing" "$(ls -A "$dir")" "$listing"
+}
+
+names=(missing empty text magic-only trunc-ehdr trunc-phdrs trunc-page
+	trunc-half bad-class bad-data shoff-past-end phoff-past-end
+	shstrndx-out-of-range shnum-too-big phentsize-wrong shstrtab-past-end)
+for name in "${names[@]}"; do
+	t_begin "$name: inject exits 2 with one error line, input untouched"
+	check_bad inject "$SCRATCH/inputs/$name"
+	t_end
+done
+
+for name in missing empty text trunc-page; do
+	for cmd in reserve backfill show verify; do
+		t_begin "$name: $cmd exits 2 with one error line, input untouched"
+		check_bad "$cmd" "$SCRATCH/inputs/$name"
+		t_end
+	done
+done
+
+t_begin "-o to a file when the input is bad: exit 2, no output created"
+expect_exit 2 "$EBID" inject -o "$SCRATCH/out" "$SCRATCH/inputs/text"
+expect_one_error_line "$SCRATCH/inputs/text"
+[ -e "$SCRATCH/out" ] && t_fail "-o output was created"
+t_end
+
+t_done
