@@ -48,8 +48,9 @@ Q := @
 endif
 
 LIB_SRCS := src/notes.c src/elfread.c src/plan.c src/hash.c src/apply.c \
-	src/commit.c src/perf.c src/job.c src/util.c
-CLI_SRCS := src/main.c
+	src/commit.c src/perf.c src/job.c src/util.c src/walk.c src/inplace.c
+CLI_SRCS := src/main.c src/run.c src/report.c src/cmd_job.c src/cmd_verify.c \
+	src/cmd_link.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -59,7 +60,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
 all: $(BUILD)/elf-buildid
 
-$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/commit.h
+$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/commit.h src/cli.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -70,7 +71,7 @@ $(BUILD)/libelf-buildid.a: $(LIB_OBJS)
 
 $(BUILD)/elf-buildid: $(CLI_OBJS) $(BUILD)/libelf-buildid.a
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libelf-buildid.a $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libelf-buildid.a $(PKG_LIBS) -lpthread
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libelf-buildid.a
 	@mkdir -p $(dir $@)

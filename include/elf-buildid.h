@@ -196,6 +196,9 @@ int ebid_hash_parse(const char *name, enum ebid_hash_alg *alg);
 int ebid_apply_fd(const struct ebid_src *src, const struct ebid_plan *plan,
 		  int out_fd, unsigned char id[EBID_MAX_ID], char *err,
 		  size_t errlen);
+/* Only compute the id the plan would give; write nothing. */
+int ebid_apply_hash(const struct ebid_src *src, const struct ebid_plan *plan,
+		    unsigned char id[EBID_MAX_ID], char *err, size_t errlen);
 /* The same into a new malloc'd buffer (*out, owned by the caller). */
 int ebid_apply_mem(const struct ebid_src *src, const struct ebid_plan *plan,
 		   unsigned char **out, size_t *out_len,
@@ -236,6 +239,9 @@ struct ebid_job {
 	struct ebid_opts opts;
 	bool dry_run;
 	bool preserve_times;            /* keep atime and mtime */
+	bool in_place;                  /* edit the inode (journal first) */
+	bool skip_non_programs;         /* tree mode: objects etc. skipped */
+	const char *skipped;            /* set (static) when skipped */
 	/* results */
 	struct ebid_plan plan;
 	unsigned char id[EBID_MAX_ID];
@@ -263,5 +269,54 @@ int ebid_content_id(const char *path, const struct ebid_elf *elf,
  */
 int ebid_perf_buildid(const char *path, char *hex, size_t hexlen,
 		      char *err, size_t errlen);
+
+/*
+ * Whether elf is something that carries a build-id: an executable or a
+ * shared library with loadable contents. Otherwise *why says what it is
+ * (relocatable object, core file, separate debug file, ...).
+ */
+bool ebid_elf_is_program(const struct ebid_elf *elf, const char **why);
+
+/*
+ * The file name in path's .gnu_debuglink section, if any: name[0] is '\0'
+ * when there is none.
+ */
+int ebid_elf_debuglink(const struct ebid_elf *elf, const char *path,
+		       char *name, size_t len);
+
+/* Machine name ("x86_64", "aarch64", ...) for e_machine, or NULL. */
+const char *ebid_machine_name(uint16_t machine);
+
+/* SHA-256 of a whole file, hex-encoded into hex[65]. */
+int ebid_sha256_file(const char *path, char hex[65], char *err,
+		     size_t errlen);
+
+/*
+ * Tree walking. Each regular file reached from the roots is listed once
+ * per inode (hard links and symlinks inside the tree collapse to one
+ * entry, the first path in sort order); symlinks are never followed out of
+ * the tree; excluded paths and subtrees are left out. Entries are sorted
+ * by path. An entry with skip set was not a candidate (why in reason).
+ */
+struct ebid_walk_entry {
+	char *path;             /* as reached: root joined with the rest */
+	const char *reason;     /* static string when skipped */
+	int error;              /* negative errno when it could not be read */
+	bool skip;
+	uint64_t dev, ino;
+	uint64_t nlink;         /* the inode's link count */
+	unsigned links_in_tree; /* paths of this inode seen in the walk */
+};
+
+struct ebid_walk {
+	struct ebid_walk_entry *v;
+	size_t n, cap;
+};
+
+int ebid_walk_add(struct ebid_walk *w, const char *root, bool recursive,
+		  const char *const *exclude, size_t nexclude, char *err,
+		  size_t errlen);
+void ebid_walk_finish(struct ebid_walk *w);
+void ebid_walk_release(struct ebid_walk *w);
 
 #endif

@@ -189,3 +189,11 @@ int ebid_hash_src(const struct ebid_src *src, uint64_t desc_off,
 	plan.id_len = desc_len;
 	return apply(src, &plan, &s, id, err, errlen);
 }
+
+int ebid_apply_hash(const struct ebid_src *src, const struct ebid_plan *plan,
+		    unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
+{
+	struct sink s = { .fd = -1 };
+
+	return apply(src, plan, &s, id, err, errlen);
+}

@@ -28,4 +28,14 @@ int ebid_commit_finish(struct ebid_commit *c, int in_fd,
 /* Removes the temp file and releases c. Accepts an initialised c. */
 void ebid_commit_abort(struct ebid_commit *c);
 
+
+/* In-place editing with an undo journal beside the file (inplace.c). */
+int ebid_inplace_recover(const char *path, int fd, const struct stat *st,
+			 char *err, size_t errlen);
+typedef int (*ebid_check_fn)(void *arg, int fd, char *err, size_t errlen);
+int ebid_inplace_write(const char *path, int fd, const struct stat *st,
+		       const struct ebid_plan *plan, const unsigned char *id,
+		       bool preserve_times, ebid_check_fn check, void *arg,
+		       char *err, size_t errlen);
+
 #endif

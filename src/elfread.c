@@ -461,3 +461,93 @@ out:
 	close(src.fd);
 	return ret;
 }
+
+bool ebid_elf_is_program(const struct ebid_elf *elf, const char **why)
+{
+	bool loadable = false, alloc_bytes = false;
+	size_t i;
+
+	switch (elf->type) {
+	case ET_EXEC:
+	case ET_DYN:
+		break;
+	case ET_REL:
+		*why = "relocatable object (or kernel module), not a program";
+		return false;
+	case ET_CORE:
+		*why = "core file, not a program";
+		return false;
+	default:
+		*why = "ELF file of an unknown type";
+		return false;
+	}
+	for (i = 0; i < elf->phnum; i++)
+		if (elf->phdrs[i].type == PT_LOAD && elf->phdrs[i].filesz)
+			loadable = true;
+	if (!loadable) {
+		*why = "no loadable segment (not a program or shared library)";
+		return false;
+	}
+	/* objcopy --only-keep-debug leaves allocated sections as NOBITS. */
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if ((s->flags & SHF_ALLOC) && s->size && s->type != SHT_NOBITS &&
+		    s->type != SHT_NOTE)
+			alloc_bytes = true;
+	}
+	if (elf->shnum > 1 && !alloc_bytes) {
+		*why = "separate debug file (allocated sections are empty)";
+		return false;
+	}
+	return true;
+}
+
+const char *ebid_machine_name(uint16_t machine)
+{
+	switch (machine) {
+	case EM_386: return "i386";
+	case EM_X86_64: return "x86_64";
+	case EM_ARM: return "arm";
+	case EM_AARCH64: return "aarch64";
+	case EM_MIPS: return "mips";
+	case EM_PPC: return "ppc";
+	case EM_PPC64: return "ppc64";
+	case EM_S390: return "s390";
+	case EM_RISCV: return "riscv";
+	case 258: return "loongarch"; /* EM_LOONGARCH */
+	case EM_SPARCV9: return "sparcv9";
+	default: return NULL;
+	}
+}
+
+int ebid_elf_debuglink(const struct ebid_elf *elf, const char *path,
+		       char *name, size_t len)
+{
+	size_t i;
+
+	name[0] = '\0';
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+		struct ebid_src src = { .fd = -1, .size = elf->file_size };
+		size_t n;
+		int ret;
+
+		if (strcmp(s->name_str, ".gnu_debuglink") || s->type == SHT_NOBITS)
+			continue;
+		n = s->size < len - 1 ? (size_t)s->size : len - 1;
+		src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (src.fd < 0)
+			return -errno;
+		ret = ebid_src_read(&src, s->offset, name, n);
+		close(src.fd);
+		if (ret)
+			return ret;
+		name[n] = '\0';
+		/* A name with a '/' would escape the search directories. */
+		if (strchr(name, '/'))
+			name[0] = '\0';
+		return 0;
+	}
+	return 0;
+}

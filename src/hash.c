@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Hashing: the only module that includes OpenSSL. */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,4 +126,51 @@ void ebid_hash_free(struct ebid_hash *h)
 		return;
 	EVP_MD_CTX_free(h->ctx);
 	free(h);
+}
+
+int ebid_sha256_file(const char *path, char hex[65], char *err, size_t errlen)
+{
+	unsigned char md[EVP_MAX_MD_SIZE], *buf = NULL;
+	unsigned int len = 0;
+	EVP_MD_CTX *ctx = NULL;
+	int fd, ret = 0;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return ebid_err(err, errlen, -errno, "cannot open: %s",
+				strerror(errno));
+	buf = malloc(1u << 20);
+	ctx = EVP_MD_CTX_new();
+	if (!buf || !ctx) {
+		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		ret = ossl_err(err, errlen, "EVP_DigestInit_ex");
+		goto out;
+	}
+	while ((n = read(fd, buf, 1u << 20)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = ebid_err(err, errlen, -errno, "read failed: %s",
+				       strerror(errno));
+			goto out;
+		}
+		if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1) {
+			ret = ossl_err(err, errlen, "EVP_DigestUpdate");
+			goto out;
+		}
+	}
+	if (EVP_DigestFinal_ex(ctx, md, &len) != 1) {
+		ret = ossl_err(err, errlen, "EVP_DigestFinal_ex");
+		goto out;
+	}
+	ebid_hex(hex, md, len);
+out:
+	EVP_MD_CTX_free(ctx);
+	free(buf);
+	close(fd);
+	return ret;
 }

@@ -104,24 +104,35 @@ static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
 	return ret;
 }
 
+static int self_check_cb(void *job, int fd, char *err, size_t errlen)
+{
+	return self_check(job, fd, err, errlen);
+}
+
 int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 {
 	struct ebid_src src = { .fd = -1 };
 	struct ebid_commit c;
 	struct stat st;
 	char *real = NULL;
+	bool in_place = job->in_place && !job->dry_run && !job->output;
 	int ret;
 
 	ebid_commit_init(&c);
 	memset(&job->plan, 0, sizeof(job->plan));
 	memset(&job->elf, 0, sizeof(job->elf));
 	job->changed = false;
+	job->skipped = NULL;
 	job->id_len = 0;
 
-	src.fd = open(job->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	src.fd = open(job->path, (in_place ? O_RDWR : O_RDONLY) | O_CLOEXEC |
+					 O_NOCTTY | O_NONBLOCK);
 	if (src.fd < 0) {
-		ret = ebid_err(err, errlen, -errno, "cannot open: %s",
-			       strerror(errno));
+		ret = ebid_err(err, errlen, -errno, "cannot open%s: %s",
+			       in_place ? " for in-place writing" : "",
+			       errno == ETXTBSY
+				       ? "file is being executed (without --in-place it is replaced by rename instead)"
+				       : strerror(errno));
 		goto out;
 	}
 	if (fstat(src.fd, &st) != 0) {
@@ -135,10 +146,31 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 						   : "not a regular file");
 		goto out;
 	}
+	if (in_place) {
+		/* A journal left by a killed run is undone first. */
+		ret = ebid_inplace_recover(job->path, src.fd, &st, err, errlen);
+		if (ret < 0)
+			goto out;
+		if (ret > 0 && fstat(src.fd, &st) != 0) {
+			ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
+				       strerror(errno));
+			goto out;
+		}
+	}
 	src.size = (uint64_t)st.st_size;
 	ret = ebid_elf_read(&job->elf, &src, err, errlen);
+	if (ret == -EBID_ENOTELF && job->skip_non_programs) {
+		job->skipped = "not an ELF file";
+		ret = 0;
+		goto out;
+	}
 	if (ret)
 		goto out;
+	if (job->skip_non_programs &&
+	    !ebid_elf_is_program(&job->elf, &job->skipped)) {
+		ret = 0;
+		goto out;
+	}
 	ret = ebid_plan_make(&job->plan, &job->elf, &src, &job->opts, err,
 			     errlen);
 	if (ret)
@@ -146,14 +178,23 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 	job->id_len = job->plan.id_len;
 	memcpy(job->id, job->plan.id, EBID_MAX_ID);
 	if (job->dry_run || (!job->plan.actions && !job->output)) {
-		if (job->plan.fill && !job->plan.hash)
-			memcpy(job->id, job->plan.id, EBID_MAX_ID);
 		ret = 0;
+		goto out;
+	}
+	if (in_place) {
+		ret = ebid_apply_hash(&src, &job->plan, job->id, err, errlen);
+		if (ret)
+			goto out;
+		ret = ebid_inplace_write(job->path, src.fd, &st, &job->plan,
+					 job->id, job->preserve_times,
+					 self_check_cb, job, err, errlen);
+		if (!ret)
+			job->changed = true;
 		goto out;
 	}
 	if (!job->output && st.st_nlink > 1) {
 		ret = ebid_err(err, errlen, -EMLINK,
-			       "file has %ju hard links; replacing it would split them (write with -o instead)",
+			       "file has %ju hard links; replacing it would split them (use --in-place, or -o)",
 			       (uintmax_t)st.st_nlink);
 		goto out;
 	}

@@ -1,34 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* elf-buildid command line: options, messages and exit codes only. */
+/* elf-buildid command line: options, dispatch and exit codes. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "elf-buildid.h"
+#include "cli.h"
 
-#define EXIT_OK 0
-#define EXIT_CHECK 1
-#define EXIT_FILE 2
-#define EXIT_USAGE 64
-
-#ifndef EBID_VERSION
-#define EBID_VERSION "0.0.0"
-#endif
-
-static const char *progname = "elf-buildid";
-
-enum perf_mode { PERF_AUTO, PERF_REQUIRE, PERF_OFF };
-
-struct cli {
-	const char *command;
-	struct ebid_opts opts;
-	unsigned char id[EBID_MAX_ID];
-	const char *output;
-	bool dry_run, quiet, verbose, preserve_times;
-	enum perf_mode perf;
-};
+const char *progname = "elf-buildid";
 
 static void usage(FILE *f)
 {
@@ -36,23 +17,40 @@ static void usage(FILE *f)
 "usage: %s COMMAND [OPTIONS] FILE...\n"
 "\n"
 "Give ELF files (above all Go binaries) a GNU build-id that perf, gdb,\n"
-"debuginfod and the kernel can see.\n"
+"debuginfod and the kernel can see, and check that they do.\n"
 "\n"
 "Commands:\n"
 "  inject     add or fill the note and make it kernel-visible; print ID  FILE\n"
 "  reserve    only add a zero-filled note (to be filled by backfill)\n"
 "  backfill   only hash the file and fill a reserved (all-zero) note\n"
 "  show       print the GNU and Go build-ids and where they lie\n"
-"  verify     check the id is present, non-zero, kernel-visible and seen by perf\n"
+"  verify     the CI gate: id present, non-zero, kernel-visible, seen by perf\n"
+"  link       make files findable by id (--debug-dir, --perf-cache)\n"
 "\n"
-"Options:\n"
+"Options for inject, reserve and backfill:\n"
 "  -o, --output=OUT     write the result to OUT (one FILE only); FILE is untouched\n"
 "  -n, --dry-run        print every byte range that would change; write nothing\n"
 "      --hash=ALG       sha1 (default, 20 bytes), sha256 (truncated to 20), md5 (16)\n"
 "      --id=0xHEX       use this id (1 to 20 bytes) instead of a hash\n"
 "  -f, --force          recompute (or replace) an id that is already there\n"
-"      --perf=MODE      verify: auto (skip if perf is absent), require, off\n"
+"      --in-place       edit the file's own inode (journal first) instead of\n"
+"                       replacing it; needed for files with several hard links\n"
 "      --preserve-times keep the file's access and modification times\n"
+"      --manifest=FILE  write a JSON record of every file handled\n"
+"Options for verify:\n"
+"      --content-hash   also require the id to be the hash of the file's bytes\n"
+"      --perf=MODE      auto (skip the perf check if perf is absent), require, off\n"
+"      --allow-missing=GLOB  files matching GLOB may lack an id (repeatable)\n"
+"      --json           one JSON document on standard output\n"
+"      --junit=FILE     also write a JUnit XML report to FILE\n"
+"Options for link:\n"
+"      --debug-dir=DIR  place FILE (or its debug file) at DIR/.build-id/xx/rest.debug\n"
+"      --perf-cache[=DIR]  place FILE in perf's build-id cache (default ~/.debug)\n"
+"      --debug-file=F   the separate debug file of FILE (one FILE only)\n"
+"Common options:\n"
+"  -r, --recursive      FILE may be a directory: walk it (non-programs skipped)\n"
+"      --exclude=GLOB   leave out paths or names matching GLOB (repeatable)\n"
+"  -j, --jobs=N         files processed in parallel (default: number of CPUs)\n"
 "  -q, --quiet          print no result lines\n"
 "  -v, --verbose        describe each action on standard error\n"
 "  -h, --help           show this help\n"
@@ -62,8 +60,9 @@ static void usage(FILE *f)
 "bytes zeroed); see docs/build-id.md.\n"
 "\n"
 "Exit status: 0 success; 1 a verify check failed; 2 a file could not be\n"
-"processed (unreadable, malformed, not ELF, no safe placement); 64 usage error.\n"
-"With several files each is processed and reported; the worst status wins.\n",
+"processed (unreadable, malformed, not ELF, no safe placement, collision);\n"
+"64 usage error. With several files each is processed and reported; the\n"
+"worst status wins.\n",
 		progname);
 }
 
@@ -81,202 +80,45 @@ static int usage_error(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
-static void file_error(const char *path, const char *what, const char *cause)
+static int push(const char ***v, size_t *n, const char *s)
 {
-	fprintf(stderr, "%s: '%s': %s: %s\n", progname, path, what, cause);
+	const char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -1;
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
 }
 
-static int worst(int a, int b)
-{
-	return a > b ? a : b;
-}
-
-static void print_plan(const struct ebid_job *job)
-{
-	const struct ebid_plan *plan = &job->plan;
-	char words[160];
-	size_t i;
-
-	ebid_plan_describe(plan, words, sizeof(words));
-	printf("%s: %s\n", job->path, words);
-	for (i = 0; i < plan->npatches; i++)
-		printf("  patch 0x%llx %zu %s\n",
-		       (unsigned long long)plan->patches[i].off,
-		       plan->patches[i].len, plan->patches[i].what);
-	if (plan->append_len)
-		printf("  append 0x%llx %zu bytes at end of file\n",
-		       (unsigned long long)plan->in_size, plan->append_len);
-	if (plan->fill)
-		printf("  id 0x%llx %zu\n", (unsigned long long)plan->id_off,
-		       plan->id_len);
-}
-
-static int run_job(const struct cli *cli, const char *path)
-{
-	struct ebid_job job = { 0 };
-	char err[EBID_ERRLEN], hex[2 * EBID_MAX_ID + 1], words[160];
-	int ret;
-
-	job.path = path;
-	job.output = cli->output;
-	job.opts = cli->opts;
-	job.dry_run = cli->dry_run;
-	job.preserve_times = cli->preserve_times;
-	ret = ebid_job_run(&job, err, sizeof(err));
-	if (ret) {
-		file_error(path, cli->command, err);
-		ebid_job_release(&job);
-		return EXIT_FILE;
-	}
-	if (cli->dry_run) {
-		print_plan(&job);
-	} else {
-		ebid_hex(hex, job.id, job.id_len);
-		if (cli->verbose) {
-			ebid_plan_describe(&job.plan, words, sizeof(words));
-			fprintf(stderr, "%s: '%s': %s%s\n", progname, path,
-				words, job.changed ? "" : " (not rewritten)");
-		}
-		if (!cli->quiet)
-			printf("%s  %s\n", hex, cli->output ? cli->output : path);
-	}
-	ebid_job_release(&job);
-	return EXIT_OK;
-}
-
-static int show(const struct cli *cli, const char *path)
-{
-	struct ebid_elf elf;
-	char err[EBID_ERRLEN], hex[2 * EBID_GO_ID_MAX + 1];
-	const struct ebid_note *g = &elf.gnu, *go = &elf.go;
-
-	if (ebid_elf_open(&elf, path, err, sizeof(err))) {
-		file_error(path, "show", err);
-		return EXIT_FILE;
-	}
-	if (cli->quiet)
-		goto out;
-	printf("%s\n", path);
-	if (g->present) {
-		size_t n = g->desc_len < EBID_GO_ID_MAX ? g->desc_len
-							: EBID_GO_ID_MAX;
-
-		ebid_hex(hex, g->desc, n);
-		printf("  gnu-build-id: %s\n", hex);
-		printf("  gnu-note: %s%zu%s%s, offset 0x%llx, descsz %u%s\n",
-		       g->shndx ? "section [" : "no section",
-		       g->shndx, g->shndx ? "] " : "",
-		       g->shndx ? elf.shdrs[g->shndx].name_str : "",
-		       (unsigned long long)g->note_off, g->desc_len,
-		       ebid_all_zero(g->desc, n) ? " (reserved, all zero)" : "");
-		if (elf.gnu_kernel_visible)
-			printf("  kernel-visible: yes (PT_NOTE program header [%d])\n",
-			       g->pt_index);
-		else if (g->pt_index >= 0)
-			printf("  kernel-visible: no (PT_NOTE [%d] covers it, but not inside the first page)\n",
-			       g->pt_index);
-		else
-			printf("  kernel-visible: no (no PT_NOTE covers it)\n");
-	} else {
-		printf("  gnu-build-id: none\n");
-		printf("  kernel-visible: no\n");
-	}
-	if (go->present) {
-		size_t n = go->desc_len < EBID_GO_ID_MAX - 1 ? go->desc_len
-							     : EBID_GO_ID_MAX - 1;
-
-		printf("  go-build-id: %.*s\n", (int)n, (const char *)go->desc);
-		printf("  go-note: section [%zu], offset 0x%llx\n", go->shndx,
-		       (unsigned long long)go->note_off);
-	} else {
-		printf("  go-build-id: none\n");
-	}
-out:
-	ebid_elf_release(&elf);
-	return EXIT_OK;
-}
-
-struct verdict {
-	char failed[512];
-	size_t used;
+enum {
+	OPT_HASH = 256, OPT_ID, OPT_PERF, OPT_PRESERVE, OPT_INPLACE,
+	OPT_EXCLUDE, OPT_MANIFEST, OPT_CONTENT, OPT_ALLOW, OPT_JSON,
+	OPT_JUNIT, OPT_DEBUGDIR, OPT_PERFCACHE, OPT_DEBUGFILE,
 };
-
-static void fail(struct verdict *v, const char *check, const char *detail)
-{
-	v->used += (size_t)snprintf(v->failed + v->used,
-				    v->used < sizeof(v->failed)
-					    ? sizeof(v->failed) - v->used
-					    : 0,
-				    "%s%s: %s", v->used ? "; " : "", check,
-				    detail);
-	if (v->used >= sizeof(v->failed))
-		v->used = sizeof(v->failed) - 1;
-}
-
-static int verify(const struct cli *cli, const char *path)
-{
-	struct ebid_elf elf;
-	struct verdict v = { .used = 0 };
-	char err[EBID_ERRLEN], hex[2 * EBID_MAX_ID + 1] = "-", phex[128];
-	const struct ebid_note *g = &elf.gnu;
-	int ret;
-
-	v.failed[0] = '\0';
-	if (ebid_elf_open(&elf, path, err, sizeof(err))) {
-		file_error(path, "verify", err);
-		return EXIT_FILE;
-	}
-	if (!g->present) {
-		fail(&v, "note", "no GNU build-id note");
-		goto report;
-	}
-	if (g->desc_len <= EBID_MAX_ID)
-		ebid_hex(hex, g->desc, g->desc_len);
-	if (!g->shndx || strcmp(elf.shdrs[g->shndx].name_str,
-				".note.gnu.build-id") ||
-	    !(elf.shdrs[g->shndx].flags & 0x2))
-		fail(&v, "section",
-		     "note is not in an SHF_ALLOC .note.gnu.build-id section (perf and strip go by section)");
-	if (g->desc_len == 0 || g->desc_len > EBID_MAX_ID)
-		fail(&v, "size", "id is not 1 to 20 bytes; perf and the kernel ignore it");
-	else if (ebid_all_zero(g->desc, g->desc_len))
-		fail(&v, "nonzero", "id is all zeros (reserved, never backfilled)");
-	if (!elf.gnu_kernel_visible)
-		fail(&v, "pt_note",
-		     "no PT_NOTE inside the first page covers the note; the kernel cannot see it");
-	if (cli->perf != PERF_OFF) {
-		ret = ebid_perf_buildid(path, phex, sizeof(phex), err,
-					sizeof(err));
-		if (ret == -ENOENT && cli->perf == PERF_AUTO)
-			fprintf(stderr, "%s: '%s': perf check skipped: %s\n",
-				progname, path, err);
-		else if (ret)
-			fail(&v, "perf", err);
-		else if (strcmp(phex, hex))
-			fail(&v, "perf", "perf buildid-list prints a different id");
-	}
-report:
-	ebid_elf_release(&elf);
-	if (v.used) {
-		if (!cli->quiet)
-			printf("FAIL  %s  %s\n", path, v.failed);
-		return EXIT_CHECK;
-	}
-	if (!cli->quiet)
-		printf("PASS  %s  %s\n", path, hex);
-	return EXIT_OK;
-}
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "dry-run", no_argument, NULL, 'n' },
-		{ "hash", required_argument, NULL, 'H' },
-		{ "id", required_argument, NULL, 'I' },
+		{ "hash", required_argument, NULL, OPT_HASH },
+		{ "id", required_argument, NULL, OPT_ID },
 		{ "force", no_argument, NULL, 'f' },
-		{ "perf", required_argument, NULL, 'P' },
-		{ "preserve-times", no_argument, NULL, 'T' },
+		{ "perf", required_argument, NULL, OPT_PERF },
+		{ "preserve-times", no_argument, NULL, OPT_PRESERVE },
+		{ "in-place", no_argument, NULL, OPT_INPLACE },
+		{ "recursive", no_argument, NULL, 'r' },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		{ "content-hash", no_argument, NULL, OPT_CONTENT },
+		{ "allow-missing", required_argument, NULL, OPT_ALLOW },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "junit", required_argument, NULL, OPT_JUNIT },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUGDIR },
+		{ "perf-cache", optional_argument, NULL, OPT_PERFCACHE },
+		{ "debug-file", required_argument, NULL, OPT_DEBUGFILE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -284,9 +126,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli cli = { .perf = PERF_AUTO };
-	int c, i, status = EXIT_OK, nfiles;
+	char *end, *home_cache = NULL;
+	int c, status, nfiles;
 	size_t id_len;
-	bool is_job;
+	bool is_job, is_link;
+	long n;
 
 	if (argc < 2)
 		return usage(stderr), EXIT_USAGE;
@@ -301,12 +145,18 @@ int main(int argc, char **argv)
 		cli.opts.mode = EBID_MODE_RESERVE;
 	else if (!strcmp(cli.command, "backfill"))
 		cli.opts.mode = EBID_MODE_BACKFILL;
-	else if (strcmp(cli.command, "show") && strcmp(cli.command, "verify"))
+	else if (strcmp(cli.command, "show") && strcmp(cli.command, "verify") &&
+		 strcmp(cli.command, "link"))
 		return usage_error("unknown command '%s'", cli.command);
-	is_job = strcmp(cli.command, "show") && strcmp(cli.command, "verify");
+	is_link = !strcmp(cli.command, "link");
+	is_job = strcmp(cli.command, "show") && strcmp(cli.command, "verify") &&
+		 !is_link;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	cli.jobs = n > 0 ? (unsigned)n : 1;
 
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "o:nfqvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:nfrj:qvhV", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'o':
 			cli.output = optarg;
@@ -314,12 +164,12 @@ int main(int argc, char **argv)
 		case 'n':
 			cli.dry_run = true;
 			break;
-		case 'H':
+		case OPT_HASH:
 			if (ebid_hash_parse(optarg, &cli.opts.alg))
 				return usage_error("unknown hash '%s' (sha1, sha256 or md5)",
 						   optarg);
 			break;
-		case 'I':
+		case OPT_ID:
 			if (ebid_unhex(optarg, cli.id, EBID_MAX_ID, &id_len))
 				return usage_error("--id needs 1 to 20 bytes of hex, not '%s'",
 						   optarg);
@@ -329,7 +179,7 @@ int main(int argc, char **argv)
 		case 'f':
 			cli.opts.force = true;
 			break;
-		case 'P':
+		case OPT_PERF:
 			if (!strcmp(optarg, "auto"))
 				cli.perf = PERF_AUTO;
 			else if (!strcmp(optarg, "require"))
@@ -340,8 +190,60 @@ int main(int argc, char **argv)
 				return usage_error("--perf takes auto, require or off, not '%s'",
 						   optarg);
 			break;
-		case 'T':
+		case OPT_PRESERVE:
 			cli.preserve_times = true;
+			break;
+		case OPT_INPLACE:
+			cli.in_place = true;
+			break;
+		case 'r':
+			cli.recursive = true;
+			break;
+		case OPT_EXCLUDE:
+			if (push(&cli.exclude, &cli.nexclude, optarg))
+				return EXIT_FILE;
+			break;
+		case 'j':
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || *end || n < 1 || n > 1024)
+				return usage_error("-j takes a number from 1 to 1024, not '%s'",
+						   optarg);
+			cli.jobs = (unsigned)n;
+			break;
+		case OPT_MANIFEST:
+			cli.manifest = optarg;
+			break;
+		case OPT_CONTENT:
+			cli.content_hash = true;
+			break;
+		case OPT_ALLOW:
+			if (push(&cli.allow_missing, &cli.nallow_missing,
+				 optarg))
+				return EXIT_FILE;
+			break;
+		case OPT_JSON:
+			cli.json = true;
+			break;
+		case OPT_JUNIT:
+			cli.junit = optarg;
+			break;
+		case OPT_DEBUGDIR:
+			cli.debug_dir = optarg;
+			break;
+		case OPT_PERFCACHE:
+			if (optarg) {
+				cli.perf_cache = optarg;
+			} else if (getenv("HOME") &&
+				   asprintf(&home_cache, "%s/.debug",
+					    getenv("HOME")) >= 0) {
+				cli.perf_cache = home_cache;
+			} else {
+				return usage_error("%s", "--perf-cache needs DIR when HOME is not set");
+			}
+			break;
+		case OPT_DEBUGFILE:
+			cli.debug_file = optarg;
 			break;
 		case 'q':
 			cli.quiet = true;
@@ -362,29 +264,46 @@ int main(int argc, char **argv)
 	nfiles = argc - optind;
 	if (nfiles < 1)
 		return usage_error("%s: no FILE given", cli.command);
-	if (cli.output && nfiles != 1)
-		return usage_error("%s", "-o takes exactly one FILE");
-	if (!is_job && (cli.output || cli.dry_run))
-		return usage_error("-o and --dry-run do not apply to '%s'",
+	if (cli.output && (nfiles != 1 || cli.recursive))
+		return usage_error("%s", "-o takes exactly one FILE and no -r");
+	if (!is_job && (cli.output || cli.dry_run || cli.in_place ||
+			cli.manifest || cli.preserve_times))
+		return usage_error("-o, --dry-run, --in-place, --manifest and --preserve-times do not apply to '%s'",
 				   cli.command);
+	if (cli.in_place && cli.output)
+		return usage_error("%s", "--in-place and -o exclude each other");
 	if (cli.opts.id && cli.opts.mode == EBID_MODE_RESERVE && is_job)
 		return usage_error("%s", "--id does not apply to reserve");
+	if (cli.opts.id && cli.recursive && is_job)
+		return usage_error("%s", "--id would give every file the same id; not with -r");
+	if (strcmp(cli.command, "verify") &&
+	    (cli.content_hash || cli.json || cli.junit || cli.nallow_missing))
+		return usage_error("%s", "--content-hash, --json, --junit and --allow-missing are for verify");
+	if (is_link && !cli.debug_dir && !cli.perf_cache)
+		return usage_error("%s", "link needs --debug-dir=DIR or --perf-cache");
+	if (!is_link && (cli.debug_dir || cli.perf_cache || cli.debug_file))
+		return usage_error("%s", "--debug-dir, --perf-cache and --debug-file are for link");
+	if (cli.debug_file && (nfiles != 1 || cli.recursive || !cli.debug_dir))
+		return usage_error("%s", "--debug-file takes one FILE, no -r, and --debug-dir");
+	if (!strcmp(cli.command, "show") && cli.recursive)
+		return usage_error("%s", "show does not walk directories");
 
-	for (i = optind; i < argc; i++) {
-		int r;
-
-		if (!strcmp(cli.command, "show"))
-			r = show(&cli, argv[i]);
-		else if (!strcmp(cli.command, "verify"))
-			r = verify(&cli, argv[i]);
-		else
-			r = run_job(&cli, argv[i]);
-		status = worst(status, r);
-	}
+	if (is_job)
+		status = cmd_job(&cli, argv + optind, nfiles);
+	else if (is_link)
+		status = cmd_link(&cli, argv + optind, nfiles);
+	else if (!strcmp(cli.command, "show"))
+		status = cmd_show(&cli, argv + optind, nfiles);
+	else
+		status = cmd_verify(&cli, argv + optind, nfiles);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: write error on standard output: %s\n",
 			progname, strerror(errno));
-		return worst(status, EXIT_FILE);
+		if (status < EXIT_FILE)
+			status = EXIT_FILE;
 	}
+	free(cli.exclude);
+	free(cli.allow_missing);
+	free(home_cache);
 	return status;
 }

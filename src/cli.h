@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* The command line's shared state and helpers (not part of the library). */
+#ifndef EBID_CLI_H
+#define EBID_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "elf-buildid.h"
+
+#define EXIT_OK 0
+#define EXIT_CHECK 1
+#define EXIT_FILE 2
+#define EXIT_USAGE 64
+
+enum perf_mode { PERF_AUTO, PERF_REQUIRE, PERF_OFF };
+
+struct cli {
+	const char *command;
+	struct ebid_opts opts;
+	unsigned char id[EBID_MAX_ID];
+	const char *output;
+	bool dry_run, quiet, verbose, preserve_times, in_place, recursive;
+	unsigned jobs;
+	const char **exclude;
+	size_t nexclude;
+	const char *manifest;
+	/* verify */
+	enum perf_mode perf;
+	bool content_hash, json;
+	const char *junit;
+	const char **allow_missing;
+	size_t nallow_missing;
+	/* link */
+	const char *debug_dir, *perf_cache, *debug_file;
+};
+
+#define MAX_CHECKS 10
+
+struct check {
+	const char *name;
+	const char *status;     /* "pass", "fail", "skip" */
+	char detail[200];
+};
+
+/* What one file came to; filled by a worker, printed by the main thread. */
+struct result {
+	const char *path;
+	int status;                     /* EXIT_* */
+	const char *action;             /* inject: injected ... failed */
+	char id[2 * EBID_MAX_ID + 1];
+	char go_id[EBID_GO_ID_MAX + 1];
+	char msg[EBID_ERRLEN + 64];     /* error, failed checks, skip reason */
+	struct check checks[MAX_CHECKS];
+	size_t nchecks;
+	bool have_elf;
+	unsigned machine, elfclass, data;
+	unsigned long long size;
+	char sha256[65];
+	char *dest;                     /* link: where it went (owned) */
+	char *text;                     /* --dry-run listing (owned) */
+	unsigned long long dev, ino;
+};
+
+extern const char *progname;
+
+/* Runs fn over every file reached from args (tree-walked with -r), with
+ * cli->jobs threads, calling print for each result in path order. */
+typedef void (*work_fn)(const struct cli *cli,
+			const struct ebid_walk_entry *e, struct result *r);
+typedef void (*print_fn)(const struct cli *cli, struct result *r);
+int cli_run(const struct cli *cli, char **args, int nargs, work_fn work,
+	    print_fn print, struct result **results, size_t *nresults);
+void cli_results_free(struct result *v, size_t n);
+
+/* The commands. */
+int cmd_job(const struct cli *cli, char **args, int nargs);
+int cmd_show(const struct cli *cli, char **args, int nargs);
+int cmd_verify(const struct cli *cli, char **args, int nargs);
+int cmd_link(const struct cli *cli, char **args, int nargs);
+
+/* Output helpers (report.c). */
+void json_str(FILE *f, const char *s);
+void xml_str(FILE *f, const char *s);
+void fill_elf_facts(struct result *r, const struct ebid_elf *elf);
+
+#endif

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* inject, reserve and backfill: per-file jobs, summary and manifest. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *action_of(const struct ebid_plan *plan)
+{
+	unsigned a = plan->actions;
+
+	if (a & EBID_ACT_ADD_NOTE)
+		return (a & EBID_ACT_FILL) ? "injected" : "reserved";
+	if (a & EBID_ACT_FILL)
+		return "backfilled";
+	if (a)
+		return "repaired";
+	return "unchanged";
+}
+
+/* The --dry-run listing: every byte range that would change. */
+static char *plan_text(const struct ebid_job *job)
+{
+	const struct ebid_plan *plan = &job->plan;
+	char words[160], *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	ebid_plan_describe(plan, words, sizeof(words));
+	fprintf(f, "%s: %s\n", job->path, words);
+	for (i = 0; i < plan->npatches; i++)
+		fprintf(f, "  patch 0x%llx %zu %s\n",
+			(unsigned long long)plan->patches[i].off,
+			plan->patches[i].len, plan->patches[i].what);
+	if (plan->append_len)
+		fprintf(f, "  append 0x%llx %zu bytes at end of file\n",
+			(unsigned long long)plan->in_size, plan->append_len);
+	if (plan->fill)
+		fprintf(f, "  id 0x%llx %zu\n", (unsigned long long)plan->id_off,
+			plan->id_len);
+	fclose(f);
+	return buf;
+}
+
+static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
+		     struct result *r)
+{
+	struct ebid_job job = { 0 };
+	char err[EBID_ERRLEN];
+
+	r->dev = e->dev;
+	r->ino = e->ino;
+	if (e->error) {
+		r->status = EXIT_FILE;
+		r->action = "failed";
+		snprintf(r->msg, sizeof(r->msg), "cannot read: %s",
+			 strerror(-e->error));
+		return;
+	}
+	if (e->skip) {
+		r->action = "skipped";
+		snprintf(r->msg, sizeof(r->msg), "%s", e->reason);
+		return;
+	}
+	job.path = e->path;
+	job.output = cli->output;
+	job.opts = cli->opts;
+	job.dry_run = cli->dry_run;
+	job.preserve_times = cli->preserve_times;
+	/* Hard links all inside the walked tree stay linked: edit the inode. */
+	job.in_place = cli->in_place ||
+		       (cli->recursive && e->nlink > 1 &&
+			e->links_in_tree == e->nlink);
+	job.skip_non_programs = cli->recursive;
+	if (ebid_job_run(&job, err, sizeof(err))) {
+		r->status = EXIT_FILE;
+		r->action = "failed";
+		snprintf(r->msg, sizeof(r->msg), "%s", err);
+		if (job.elf.head)
+			fill_elf_facts(r, &job.elf);
+		goto out;
+	}
+	if (job.skipped) {
+		r->action = "skipped";
+		snprintf(r->msg, sizeof(r->msg), "%s", job.skipped);
+		goto out;
+	}
+	r->action = action_of(&job.plan);
+	ebid_hex(r->id, job.id, job.id_len);
+	fill_elf_facts(r, &job.elf);
+	r->size = (unsigned long long)job.plan.out_size;
+	if (cli->dry_run) {
+		r->text = plan_text(&job);
+	} else if (cli->manifest &&
+		   ebid_sha256_file(cli->output ? cli->output : e->path,
+				    r->sha256, err, sizeof(err))) {
+		r->status = EXIT_FILE;
+		r->action = "failed";
+		snprintf(r->msg, sizeof(r->msg), "cannot hash for manifest: %s",
+			 err);
+	}
+out:
+	ebid_job_release(&job);
+}
+
+static void job_print(const struct cli *cli, struct result *r)
+{
+	const char *shown = cli->output ? cli->output : r->path;
+
+	if (r->status) {
+		fprintf(stderr, "%s: '%s': %s: %s\n", progname, r->path,
+			cli->command, r->msg);
+		return;
+	}
+	if (!strcmp(r->action, "skipped")) {
+		if (cli->verbose)
+			fprintf(stderr, "%s: '%s': skipped: %s\n", progname,
+				r->path, r->msg);
+		return;
+	}
+	if (cli->dry_run) {
+		if (r->text)
+			fputs(r->text, stdout);
+		return;
+	}
+	if (cli->verbose)
+		fprintf(stderr, "%s: '%s': %s\n", progname, r->path, r->action);
+	if (!cli->quiet)
+		printf("%s  %s\n", r->id, shown);
+}
+
+static int write_manifest(const struct cli *cli, const struct result *v,
+			  size_t n)
+{
+	char *tmp = NULL;
+	FILE *f;
+	size_t i;
+
+	if (asprintf(&tmp, "%s.tmp", cli->manifest) < 0)
+		return -ENOMEM;
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "%s: '%s': cannot write manifest: %s\n",
+			progname, cli->manifest, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	fprintf(f, "{\n  \"tool\": \"elf-buildid\",\n  \"version\": \"%s\",\n"
+		   "  \"command\": \"%s\",\n  \"files\": [",
+		EBID_VERSION, cli->command);
+	for (i = 0; i < n; i++) {
+		const struct result *r = &v[i];
+		bool ok = !r->status && strcmp(r->action, "skipped");
+
+		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
+		json_str(f, r->path);
+		fprintf(f, ", \"action\": \"%s\", \"gnu_build_id\": ",
+			r->action);
+		json_str(f, ok && r->id[0] ? r->id : NULL);
+		fprintf(f, ", \"go_build_id\": ");
+		json_str(f, r->go_id[0] ? r->go_id : NULL);
+		fprintf(f, ", \"machine\": ");
+		json_str(f, r->have_elf ? ebid_machine_name(r->machine) : NULL);
+		fprintf(f, ", \"class\": ");
+		json_str(f, !r->have_elf ? NULL
+			    : r->elfclass == 2 ? "ELF64" : "ELF32");
+		fprintf(f, ", \"endian\": ");
+		json_str(f, !r->have_elf ? NULL
+			    : r->data == 2 ? "big" : "little");
+		if (r->have_elf)
+			fprintf(f, ", \"size\": %llu", r->size);
+		else
+			fprintf(f, ", \"size\": null");
+		fprintf(f, ", \"sha256\": ");
+		json_str(f, ok && r->sha256[0] ? r->sha256 : NULL);
+		fprintf(f, ", \"reason\": ");
+		json_str(f, ok ? NULL : r->msg);
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ]\n}\n");
+	if (fflush(f) || ferror(f) || fsync(fileno(f)) || fclose(f) ||
+	    rename(tmp, cli->manifest)) {
+		fprintf(stderr, "%s: '%s': cannot write manifest: %s\n",
+			progname, cli->manifest, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int cmd_job(const struct cli *cli, char **args, int nargs)
+{
+	struct result *v;
+	size_t n, i;
+	unsigned counts[8] = { 0 };
+	static const char *const kinds[] = { "injected", "backfilled",
+					     "repaired", "reserved",
+					     "unchanged", "skipped", "failed" };
+	int status;
+
+	status = cli_run(cli, args, nargs, job_work, job_print, &v, &n);
+	for (i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < 7; k++)
+			if (v[i].action && !strcmp(v[i].action, kinds[k]))
+				counts[k]++;
+	}
+	if (cli->recursive && !cli->quiet)
+		fprintf(stderr,
+			"%s: summary: %u injected, %u backfilled, %u repaired, %u reserved, %u unchanged, %u skipped, %u failed\n",
+			progname, counts[0], counts[1], counts[2], counts[3],
+			counts[4], counts[5], counts[6]);
+	if (cli->manifest && !cli->dry_run && write_manifest(cli, v, n))
+		status = status > EXIT_FILE ? status : EXIT_FILE;
+	cli_results_free(v, n);
+	return status;
+}

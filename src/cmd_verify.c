@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: MIT */
+/* show and verify: read-only commands; verify is the CI gate. */
+#include <errno.h>
+#include <stdarg.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_show(const struct cli *cli, char **args, int nargs)
+{
+	int i, status = EXIT_OK;
+
+	for (i = 0; i < nargs; i++) {
+		struct ebid_elf elf;
+		char err[EBID_ERRLEN], hex[2 * EBID_GO_ID_MAX + 1];
+		const struct ebid_note *g = &elf.gnu, *go = &elf.go;
+		const char *path = args[i];
+
+		if (ebid_elf_open(&elf, path, err, sizeof(err))) {
+			fprintf(stderr, "%s: '%s': show: %s\n", progname, path,
+				err);
+			status = EXIT_FILE;
+			continue;
+		}
+		if (cli->quiet)
+			goto next;
+		printf("%s\n", path);
+		if (g->present) {
+			size_t n = g->desc_len < EBID_GO_ID_MAX
+					   ? g->desc_len
+					   : EBID_GO_ID_MAX;
+
+			ebid_hex(hex, g->desc, n);
+			printf("  gnu-build-id: %s\n", hex);
+			printf("  gnu-note: %s%.0zu%s%s, offset 0x%llx, descsz %u%s\n",
+			       g->shndx ? "section [" : "no section",
+			       g->shndx, g->shndx ? "] " : "",
+			       g->shndx ? elf.shdrs[g->shndx].name_str : "",
+			       (unsigned long long)g->note_off, g->desc_len,
+			       ebid_all_zero(g->desc, n)
+				       ? " (reserved, all zero)"
+				       : "");
+			if (elf.gnu_kernel_visible)
+				printf("  kernel-visible: yes (PT_NOTE program header [%d])\n",
+				       g->pt_index);
+			else if (g->pt_index >= 0)
+				printf("  kernel-visible: no (PT_NOTE [%d] covers it, but not inside the first page)\n",
+				       g->pt_index);
+			else
+				printf("  kernel-visible: no (no PT_NOTE covers it)\n");
+		} else {
+			printf("  gnu-build-id: none\n");
+			printf("  kernel-visible: no\n");
+		}
+		if (go->present) {
+			size_t n = go->desc_len < EBID_GO_ID_MAX - 1
+					   ? go->desc_len
+					   : EBID_GO_ID_MAX - 1;
+
+			printf("  go-build-id: %.*s\n", (int)n,
+			       (const char *)go->desc);
+		} else {
+			printf("  go-build-id: none\n");
+		}
+next:
+		ebid_elf_release(&elf);
+	}
+	return status;
+}
+
+static void add_check(struct result *r, const char *name, const char *status,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void add_check(struct result *r, const char *name, const char *status,
+		      const char *fmt, ...)
+{
+	struct check *c;
+	va_list ap;
+
+	if (r->nchecks >= MAX_CHECKS)
+		return;
+	c = &r->checks[r->nchecks++];
+	c->name = name;
+	c->status = status;
+	va_start(ap, fmt);
+	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
+	va_end(ap);
+	if (!strcmp(status, "fail"))
+		r->status = EXIT_CHECK;
+}
+
+static bool allowed_missing(const struct cli *cli, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; i < cli->nallow_missing; i++)
+		if (!fnmatch(cli->allow_missing[i], path, 0) ||
+		    !fnmatch(cli->allow_missing[i], base, 0))
+			return true;
+	return false;
+}
+
+static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
+			struct result *r)
+{
+	struct ebid_elf elf;
+	char err[EBID_ERRLEN], phex[128];
+	const struct ebid_note *g = &elf.gnu;
+	const char *why;
+	int ret;
+
+	r->dev = e->dev;
+	r->ino = e->ino;
+	if (e->error) {
+		r->status = EXIT_FILE;
+		r->action = "error";
+		snprintf(r->msg, sizeof(r->msg), "cannot read: %s",
+			 strerror(-e->error));
+		return;
+	}
+	if (e->skip) {
+		r->action = "skip";
+		snprintf(r->msg, sizeof(r->msg), "%s", e->reason);
+		return;
+	}
+	ret = ebid_elf_open(&elf, e->path, err, sizeof(err));
+	if (ret == -EBID_ENOTELF) {
+		r->action = "skip";
+		snprintf(r->msg, sizeof(r->msg), "%s", err);
+		return;
+	}
+	if (ret) {
+		r->status = EXIT_FILE;
+		r->action = "error";
+		snprintf(r->msg, sizeof(r->msg), "%s", err);
+		return;
+	}
+	fill_elf_facts(r, &elf);
+	if (!ebid_elf_is_program(&elf, &why)) {
+		r->action = "skip";
+		snprintf(r->msg, sizeof(r->msg), "%s", why);
+		goto out;
+	}
+	add_check(r, "elf", "pass", "%s %s", r->elfclass == 2 ? "ELF64" : "ELF32",
+		  ebid_machine_name(r->machine) ? ebid_machine_name(r->machine)
+						: "unknown machine");
+	if (!g->present) {
+		if (allowed_missing(cli, e->path)) {
+			add_check(r, "note", "skip",
+				  "no GNU build-id note (allowed missing)");
+			snprintf(r->msg, sizeof(r->msg), "(allowed missing)");
+		} else {
+			add_check(r, "note", "fail", "no GNU build-id note");
+		}
+		goto out;
+	}
+	add_check(r, "note", "pass", "GNU build-id note at offset 0x%llx",
+		  (unsigned long long)g->note_off);
+	if (g->desc_len <= EBID_MAX_ID)
+		ebid_hex(r->id, g->desc, g->desc_len);
+	if (g->shndx &&
+	    !strcmp(elf.shdrs[g->shndx].name_str, ".note.gnu.build-id") &&
+	    (elf.shdrs[g->shndx].flags & 0x2) &&
+	    elf.shdrs[g->shndx].type == 7 /* SHT_NOTE */)
+		add_check(r, "section", "pass", "section [%zu]", g->shndx);
+	else
+		add_check(r, "section", "fail",
+			  "note is not in an SHF_ALLOC SHT_NOTE .note.gnu.build-id section (perf and strip go by section)");
+	if (g->desc_len == 0 || g->desc_len > EBID_MAX_ID) {
+		add_check(r, "size", "fail",
+			  "id has %u bytes; perf and the kernel accept 1 to 20",
+			  g->desc_len);
+	} else {
+		add_check(r, "size", "pass", "%u bytes", g->desc_len);
+		if (ebid_all_zero(g->desc, g->desc_len))
+			add_check(r, "nonzero", "fail",
+				  "id is all zeros (reserved, never backfilled)");
+		else
+			add_check(r, "nonzero", "pass", "not all zeros");
+	}
+	if (elf.gnu_kernel_visible)
+		add_check(r, "pt_note", "pass", "PT_NOTE [%d] in the first page",
+			  g->pt_index);
+	else
+		add_check(r, "pt_note", "fail",
+			  "no PT_NOTE inside the first page covers the note; the kernel cannot see it");
+	if (cli->perf == PERF_OFF) {
+		add_check(r, "perf", "skip", "--perf=off");
+	} else {
+		ret = ebid_perf_buildid(e->path, phex, sizeof(phex), err,
+					sizeof(err));
+		if (ret == -ENOENT && cli->perf == PERF_AUTO)
+			add_check(r, "perf", "skip", "%s", err);
+		else if (ret)
+			add_check(r, "perf", "fail", "%s", err);
+		else if (strcmp(phex, r->id))
+			add_check(r, "perf", "fail",
+				  "perf buildid-list prints %.41s", phex);
+		else
+			add_check(r, "perf", "pass",
+				  "perf buildid-list prints the same id");
+	}
+	if (cli->content_hash && g->desc_len && g->desc_len <= EBID_MAX_ID) {
+		enum ebid_hash_alg alg = cli->opts.alg;
+		unsigned char id[EBID_MAX_ID];
+
+		if (g->desc_len == 16 && alg == EBID_HASH_SHA1)
+			alg = EBID_HASH_MD5;
+		if (ebid_hash_id_len(alg) != g->desc_len)
+			add_check(r, "content", "fail",
+				  "a %u-byte id cannot be a %s content hash",
+				  g->desc_len, ebid_hash_name(alg));
+		else if (ebid_content_id(e->path, &elf, alg, id, err,
+					 sizeof(err)))
+			add_check(r, "content", "fail", "%s", err);
+		else if (memcmp(id, g->desc, g->desc_len))
+			add_check(r, "content", "fail",
+				  "id does not match the file's %s content hash: the file was modified after the id was stamped (stripped?)",
+				  ebid_hash_name(alg));
+		else
+			add_check(r, "content", "pass",
+				  "id is the %s content hash",
+				  ebid_hash_name(alg));
+	}
+out:
+	if (!r->action)
+		r->action = r->status ? "fail" : "pass";
+	ebid_elf_release(&elf);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct result *const *x = a, *const *y = b;
+
+	return strcmp((*x)->id, (*y)->id);
+}
+
+/* Two different files with one id make profiles ambiguous: both fail. */
+static void check_unique(struct result *v, size_t n)
+{
+	struct result **s = calloc(n ? n : 1, sizeof(*s));
+	size_t i, j, m = 0;
+
+	if (!s)
+		return;
+	for (i = 0; i < n; i++)
+		if (v[i].id[0] && v[i].nchecks)
+			s[m++] = &v[i];
+	qsort(s, m, sizeof(*s), by_id);
+	for (i = 0; i < m; i++) {
+		const struct result *other = NULL;
+
+		for (j = 0; j < m; j++) {
+			if (j == i || strcmp(s[i]->id, s[j]->id))
+				continue;
+			if (s[i]->dev == s[j]->dev && s[i]->ino == s[j]->ino)
+				continue; /* hard links: one file */
+			other = s[j];
+			break;
+		}
+		if (other) {
+			add_check(s[i], "unique", "fail",
+				  "same id as '%.150s'", other->path);
+			s[i]->action = "fail";
+		} else if (s[i]->nchecks) {
+			add_check(s[i], "unique", "pass",
+				  "no other file has this id");
+		}
+	}
+	free(s);
+}
+
+static void failed_checks(const struct result *r, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->nchecks; i++) {
+		if (strcmp(r->checks[i].status, "fail"))
+			continue;
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
+					 "%s%s: %s", used ? "; " : "",
+					 r->checks[i].name, r->checks[i].detail);
+	}
+}
+
+static void print_line(const struct cli *cli, const struct result *r)
+{
+	char buf[2048];
+	size_t i;
+
+	if (!strcmp(r->action, "error")) {
+		fprintf(stderr, "%s: '%s': verify: %s\n", progname, r->path,
+			r->msg);
+		if (!cli->quiet)
+			printf("ERROR  %s  %s\n", r->path, r->msg);
+		return;
+	}
+	for (i = 0; i < r->nchecks; i++)
+		if (!strcmp(r->checks[i].name, "perf") &&
+		    !strcmp(r->checks[i].status, "skip") &&
+		    cli->perf == PERF_AUTO)
+			fprintf(stderr, "%s: '%s': perf check skipped: %s\n",
+				progname, r->path, r->checks[i].detail);
+	if (cli->verbose)
+		for (i = 0; i < r->nchecks; i++)
+			fprintf(stderr, "%s: '%s': %s %s: %s\n", progname,
+				r->path, r->checks[i].status,
+				r->checks[i].name, r->checks[i].detail);
+	if (cli->quiet)
+		return;
+	if (!strcmp(r->action, "skip")) {
+		printf("SKIP  %s  %s\n", r->path, r->msg);
+	} else if (r->status) {
+		failed_checks(r, buf, sizeof(buf));
+		printf("FAIL  %s  %s\n", r->path, buf);
+	} else {
+		printf("PASS  %s  %s%s%s\n", r->path, r->id[0] ? r->id : "-",
+		       r->msg[0] ? "  " : "", r->msg);
+	}
+}
+
+static void print_json(const struct cli *cli, const struct result *v,
+		       size_t n, const unsigned counts[4])
+{
+	size_t i, k;
+
+	(void)cli;
+	printf("{\n  \"tool\": \"elf-buildid\",\n  \"version\": \"%s\",\n"
+	       "  \"command\": \"verify\",\n"
+	       "  \"summary\": {\"passed\": %u, \"failed\": %u, \"skipped\": %u, \"errors\": %u},\n"
+	       "  \"files\": [",
+	       EBID_VERSION, counts[0], counts[1], counts[2], counts[3]);
+	for (i = 0; i < n; i++) {
+		const struct result *r = &v[i];
+
+		printf("%s\n    {\"path\": ", i ? "," : "");
+		json_str(stdout, r->path);
+		printf(", \"status\": \"%s\", \"build_id\": ", r->action);
+		json_str(stdout, r->id[0] ? r->id : NULL);
+		printf(", \"go_build_id\": ");
+		json_str(stdout, r->go_id[0] ? r->go_id : NULL);
+		printf(", \"reason\": ");
+		json_str(stdout, r->msg[0] ? r->msg : NULL);
+		printf(", \"checks\": [");
+		for (k = 0; k < r->nchecks; k++) {
+			printf("%s{\"name\": \"%s\", \"status\": \"%s\", \"detail\": ",
+			       k ? ", " : "", r->checks[k].name,
+			       r->checks[k].status);
+			json_str(stdout, r->checks[k].detail);
+			printf("}");
+		}
+		printf("]}");
+	}
+	printf("\n  ]\n}\n");
+}
+
+static int write_junit(const struct cli *cli, const struct result *v,
+		       size_t n, const unsigned counts[4])
+{
+	char buf[2048];
+	FILE *f = fopen(cli->junit, "w");
+	size_t i;
+
+	if (!f) {
+		fprintf(stderr, "%s: '%s': cannot write JUnit report: %s\n",
+			progname, cli->junit, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		   "<testsuites>\n"
+		   "<testsuite name=\"elf-buildid verify\" tests=\"%zu\" failures=\"%u\" errors=\"%u\" skipped=\"%u\">\n",
+		n, counts[1], counts[3], counts[2]);
+	for (i = 0; i < n; i++) {
+		const struct result *r = &v[i];
+
+		fprintf(f, "  <testcase classname=\"elf-buildid.verify\" name=\"");
+		xml_str(f, r->path);
+		fprintf(f, "\">");
+		if (!strcmp(r->action, "fail")) {
+			failed_checks(r, buf, sizeof(buf));
+			fprintf(f, "<failure message=\"");
+			xml_str(f, buf);
+			fprintf(f, "\" type=\"build-id\">");
+			xml_str(f, buf);
+			fprintf(f, "</failure>");
+		} else if (!strcmp(r->action, "error")) {
+			fprintf(f, "<error message=\"");
+			xml_str(f, r->msg);
+			fprintf(f, "\" type=\"unreadable\"/>");
+		} else if (!strcmp(r->action, "skip")) {
+			fprintf(f, "<skipped message=\"");
+			xml_str(f, r->msg);
+			fprintf(f, "\"/>");
+		} else {
+			fprintf(f, "<system-out>");
+			xml_str(f, r->id[0] ? r->id : r->msg);
+			fprintf(f, "</system-out>");
+		}
+		fprintf(f, "</testcase>\n");
+	}
+	fprintf(f, "</testsuite>\n</testsuites>\n");
+	if (fclose(f) != 0) {
+		fprintf(stderr, "%s: '%s': cannot write JUnit report: %s\n",
+			progname, cli->junit, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_verify(const struct cli *cli, char **args, int nargs)
+{
+	struct result *v;
+	size_t n, i;
+	unsigned counts[4] = { 0 }; /* passed, failed, skipped, errors */
+	int status = EXIT_OK;
+
+	status = cli_run(cli, args, nargs, verify_work, NULL, &v, &n);
+	check_unique(v, n);
+	for (i = 0; i < n; i++) {
+		struct result *r = &v[i];
+
+		if (r->status > status)
+			status = r->status;
+		if (!strcmp(r->action, "pass"))
+			counts[0]++;
+		else if (!strcmp(r->action, "fail"))
+			counts[1]++;
+		else if (!strcmp(r->action, "skip"))
+			counts[2]++;
+		else
+			counts[3]++;
+		if (!cli->json)
+			print_line(cli, r);
+		else if (!strcmp(r->action, "error"))
+			fprintf(stderr, "%s: '%s': verify: %s\n", progname,
+				r->path, r->msg);
+	}
+	if (cli->json)
+		print_json(cli, v, n, counts);
+	if (cli->junit && write_junit(cli, v, n, counts))
+		status = status > EXIT_FILE ? status : EXIT_FILE;
+	cli_results_free(v, n);
+	return status;
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/* In-place editing: journal the bytes to change, then patch the inode. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commit.h"
+
+/*
+ * The journal ".NAME.ebid-journal" beside the file holds the original
+ * bytes of every range the plan writes, so that a run killed halfway can
+ * be undone by the next one. Layout, little endian:
+ *   "EBIDJNL1", u64 dev, u64 ino, u64 original size, u64 count,
+ *   then count times { u64 offset, u64 length, bytes }.
+ */
+#define JNL_MAGIC "EBIDJNL1"
+
+static char *journal_path(const char *path)
+{
+	char *d1 = strdup(path), *d2 = strdup(path), *out = NULL;
+
+	if (d1 && d2 &&
+	    asprintf(&out, "%s/.%s.ebid-journal", dirname(d1), basename(d2)) < 0)
+		out = NULL;
+	free(d1);
+	free(d2);
+	return out;
+}
+
+static int write_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	ebid_put(p, 8, v, 1 /* ELFDATA2LSB */);
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	return ebid_get(p, 8, 1);
+}
+
+static int sync_dir_of(const char *path)
+{
+	char *d = strdup(path);
+	int fd, ret = 0;
+
+	if (!d)
+		return -ENOMEM;
+	fd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0)
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(d);
+	return ret;
+}
+
+/*
+ * Undoes an interrupted run from its journal, if there is one for this
+ * inode. Returns 1 when something was restored, 0 when there was nothing.
+ */
+int ebid_inplace_recover(const char *path, int fd, const struct stat *st,
+			 char *err, size_t errlen)
+{
+	char *jp = journal_path(path);
+	unsigned char hdr[40], *buf = NULL;
+	uint64_t count, i, pos = 40, size;
+	int jfd = -1, ret;
+
+	if (!jp)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	jfd = open(jp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (jfd < 0) {
+		ret = errno == ENOENT ? 0
+				      : ebid_err(err, errlen, -errno,
+						 "cannot open journal '%s': %s",
+						 jp, strerror(errno));
+		goto out;
+	}
+	if (read_all(jfd, hdr, sizeof(hdr), 0) || memcmp(hdr, JNL_MAGIC, 8) ||
+	    get64(hdr + 8) != (uint64_t)st->st_dev ||
+	    get64(hdr + 16) != (uint64_t)st->st_ino) {
+		ret = ebid_err(err, errlen, -EBID_ECHANGED,
+			       "stale journal '%s' does not belong to this file; remove it by hand",
+			       jp);
+		goto out;
+	}
+	size = get64(hdr + 24);
+	count = get64(hdr + 32);
+	for (i = 0; i < count; i++) {
+		unsigned char rec[16];
+		uint64_t off, len;
+
+		if (read_all(jfd, rec, 16, pos)) {
+			ret = ebid_err(err, errlen, -EIO,
+				       "journal '%s' is truncated", jp);
+			goto out;
+		}
+		off = get64(rec);
+		len = get64(rec + 8);
+		if (len > (1u << 24)) {
+			ret = ebid_err(err, errlen, -EIO,
+				       "journal '%s' is corrupt", jp);
+			goto out;
+		}
+		free(buf);
+		buf = malloc(len ? len : 1);
+		if (!buf) {
+			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		if (read_all(jfd, buf, len, pos + 16) ||
+		    write_all(fd, buf, len, off)) {
+			ret = ebid_err(err, errlen, -EIO,
+				       "cannot restore from journal '%s'", jp);
+			goto out;
+		}
+		pos += 16 + len;
+	}
+	if (ftruncate(fd, (off_t)size) != 0 || fsync(fd) != 0) {
+		ret = ebid_err(err, errlen, -errno,
+			       "cannot restore from journal '%s': %s", jp,
+			       strerror(errno));
+		goto out;
+	}
+	unlink(jp);
+	sync_dir_of(path);
+	ret = 1;
+out:
+	if (jfd >= 0)
+		close(jfd);
+	free(buf);
+	free(jp);
+	return ret;
+}
+
+static int journal_range(int jfd, uint64_t *pos, int fd, uint64_t off,
+			 uint64_t len, uint64_t in_size)
+{
+	unsigned char rec[16], *buf;
+	int ret;
+
+	if (off >= in_size || !len)
+		return 0;
+	if (off + len > in_size)
+		len = in_size - off;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	put64(rec, off);
+	put64(rec + 8, len);
+	ret = read_all(fd, buf, len, off);
+	if (!ret)
+		ret = write_all(jfd, rec, 16, *pos);
+	if (!ret)
+		ret = write_all(jfd, buf, len, *pos + 16);
+	free(buf);
+	*pos += 16 + len;
+	return ret;
+}
+
+int ebid_inplace_write(const char *path, int fd, const struct stat *st,
+		       const struct ebid_plan *plan, const unsigned char *id,
+		       bool preserve_times, ebid_check_fn check, void *arg,
+		       char *err, size_t errlen)
+{
+	char *jp = journal_path(path);
+	unsigned char hdr[40];
+	uint64_t pos = 40, count = plan->npatches + (plan->fill ? 1 : 0);
+	int jfd = -1, ret;
+	size_t i;
+	bool have_journal = false, touched = false;
+
+	if (!jp)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	jfd = open(jp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		   0600);
+	if (jfd < 0) {
+		ret = ebid_err(err, errlen, -errno,
+			       "cannot create journal '%s': %s", jp,
+			       strerror(errno));
+		goto out;
+	}
+	have_journal = true;
+	memcpy(hdr, JNL_MAGIC, 8);
+	put64(hdr + 8, (uint64_t)st->st_dev);
+	put64(hdr + 16, (uint64_t)st->st_ino);
+	put64(hdr + 24, plan->in_size);
+	put64(hdr + 32, count);
+	ret = write_all(jfd, hdr, sizeof(hdr), 0);
+	for (i = 0; !ret && i < plan->npatches; i++)
+		ret = journal_range(jfd, &pos, fd, plan->patches[i].off,
+				    plan->patches[i].len, plan->in_size);
+	if (!ret && plan->fill)
+		ret = journal_range(jfd, &pos, fd, plan->id_off, plan->id_len,
+				    plan->in_size);
+	if (!ret && fsync(jfd) != 0)
+		ret = -errno;
+	if (!ret)
+		ret = sync_dir_of(path);
+	if (ret) {
+		ret = ebid_err(err, errlen, ret, "cannot write journal '%s': %s",
+			       jp, strerror(-ret));
+		goto out;
+	}
+
+	/* From here on the journal can undo every byte we write. */
+	touched = true;
+	for (i = 0; !ret && i < plan->npatches; i++)
+		ret = write_all(fd, plan->patches[i].bytes,
+				plan->patches[i].len, plan->patches[i].off);
+	if (!ret && plan->append_len)
+		ret = write_all(fd, plan->append, plan->append_len,
+				plan->in_size);
+	if (!ret && plan->fill)
+		ret = write_all(fd, id, plan->id_len, plan->id_off);
+	if (!ret && preserve_times) {
+		struct timespec ts[2] = { st->st_atim, st->st_mtim };
+
+		if (futimens(fd, ts) != 0)
+			ret = -errno;
+	}
+	if (!ret && fsync(fd) != 0)
+		ret = -errno;
+	if (ret) {
+		ret = ebid_err(err, errlen, ret, "in-place write failed: %s",
+			       strerror(-ret));
+		goto out;
+	}
+	/* The journal goes only once the result has been checked. */
+	ret = check ? check(arg, fd, err, errlen) : 0;
+out:
+	if (jfd >= 0)
+		close(jfd);
+	if (ret && touched) {
+		char why[EBID_ERRLEN];
+
+		/* Put the original bytes back; keep the journal if we cannot. */
+		if (ebid_inplace_recover(path, fd, st, why, sizeof(why)) < 0)
+			ebid_err(err, errlen, ret,
+				 "in-place write failed and undo failed (%s); journal kept",
+				 why);
+	} else if (have_journal) {
+		unlink(jp);
+		sync_dir_of(path);
+	}
+	free(jp);
+	return ret;
+}

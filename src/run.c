@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs a command over many files: tree walk, worker threads, ordered output. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+struct pool {
+	const struct cli *cli;
+	const struct ebid_walk *walk;
+	struct result *results;
+	bool *done;
+	work_fn work;
+	size_t next;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&p->lock);
+		i = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (i >= p->walk->n)
+			return NULL;
+		p->work(p->cli, &p->walk->v[i], &p->results[i]);
+		pthread_mutex_lock(&p->lock);
+		p->done[i] = true;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
+/* The progress line on a terminal: files done / total, current file. */
+static void progress(size_t done, size_t total, const char *path, bool show)
+{
+	if (!show)
+		return;
+	if (done == total) {
+		fprintf(stderr, "\r\033[K");
+		return;
+	}
+	fprintf(stderr, "\r\033[K[%zu/%zu] %.60s", done, total, path);
+	fflush(stderr);
+}
+
+void cli_results_free(struct result *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		free(v[i].dest);
+		free(v[i].text);
+		free((char *)v[i].path);
+	}
+	free(v);
+}
+
+int cli_run(const struct cli *cli, char **args, int nargs, work_fn work,
+	    print_fn print, struct result **results, size_t *nresults)
+{
+	struct ebid_walk walk = { 0 };
+	struct pool p;
+	pthread_t *threads = NULL;
+	unsigned nthreads = cli->jobs ? cli->jobs : 1, started = 0, t;
+	char err[EBID_ERRLEN];
+	bool tty = cli->recursive && isatty(2) && !cli->quiet;
+	size_t i;
+	int status = EXIT_OK;
+
+	*results = NULL;
+	*nresults = 0;
+	for (i = 0; i < (size_t)nargs; i++)
+		if (ebid_walk_add(&walk, args[i], cli->recursive, cli->exclude,
+				  cli->nexclude, err, sizeof(err))) {
+			fprintf(stderr, "%s: '%s': %s: %s\n", progname, args[i],
+				cli->command, err);
+			status = EXIT_FILE;
+		}
+	ebid_walk_finish(&walk);
+
+	memset(&p, 0, sizeof(p));
+	p.cli = cli;
+	p.walk = &walk;
+	p.work = work;
+	p.results = calloc(walk.n ? walk.n : 1, sizeof(*p.results));
+	p.done = calloc(walk.n ? walk.n : 1, sizeof(*p.done));
+	if (!p.results || !p.done) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		free(p.results);
+		free(p.done);
+		ebid_walk_release(&walk);
+		return EXIT_FILE;
+	}
+	for (i = 0; i < walk.n; i++)
+		p.results[i].path = walk.v[i].path;
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.cond, NULL);
+	if (nthreads > walk.n)
+		nthreads = walk.n ? (unsigned)walk.n : 1;
+	if (nthreads > 1) {
+		threads = calloc(nthreads, sizeof(*threads));
+		for (t = 0; threads && t < nthreads; t++, started++)
+			if (pthread_create(&threads[t], NULL, worker, &p))
+				break;
+	}
+	if (!started) /* one thread, or none could be started */
+		worker(&p);
+
+	/* Results are printed in path order as soon as they are ready. */
+	for (i = 0; i < walk.n; i++) {
+		pthread_mutex_lock(&p.lock);
+		while (!p.done[i])
+			pthread_cond_wait(&p.cond, &p.lock);
+		pthread_mutex_unlock(&p.lock);
+		if (print) {
+			if (tty)
+				fprintf(stderr, "\r\033[K");
+			print(cli, &p.results[i]);
+			fflush(stdout);
+		}
+		if (p.results[i].status > status)
+			status = p.results[i].status;
+		progress(i + 1, walk.n,
+			 i + 1 < walk.n ? walk.v[i + 1].path : "", tty);
+	}
+	for (t = 0; t < started; t++)
+		pthread_join(threads[t], NULL);
+	free(threads);
+	free(p.done);
+	pthread_mutex_destroy(&p.lock);
+	pthread_cond_destroy(&p.cond);
+
+	/* Paths now belong to the results. */
+	for (i = 0; i < walk.n; i++) {
+		p.results[i].path = walk.v[i].path;
+		walk.v[i].path = NULL;
+	}
+	free(walk.v);
+	*results = p.results;
+	*nresults = walk.n;
+	return status;
+}
