@@ -7,7 +7,10 @@
 #
 # Usage: scripts/build-fixtures.sh [-f] [VARIANT...]
 #   -f  rebuild even when up to date
-# Variants: plain sw pie nobuildid reserved existing
+# Variants: plain sw pie nobuildid reserved existing (the default set), and,
+# only when named, existing-GOARCH (e.g. existing-386, existing-s390x,
+# existing-mips): `existing` cross-built, for checking tests/ebid.py on
+# 32-bit and big-endian files.
 set -u
 set -o pipefail
 
@@ -38,9 +41,14 @@ fi
 command -v go >/dev/null 2>&1 ||
 	die "'go' not found: install golang-go (scripts/install-deps.sh)"
 
-# Sets flags=(go build arguments) for variant $1.
+# Sets flags=(go build arguments) and goarch for variant $1.
 variant_flags() {
+	goarch=
 	case "$1" in
+	existing-*)
+		goarch=${1#existing-}
+		flags=("-ldflags=-B=0x$EXISTING_ID")
+		;;
 	plain) flags=() ;;
 	sw) flags=("-ldflags=-s -w") ;;
 	pie) flags=(-buildmode=pie) ;;
@@ -86,7 +94,8 @@ for v in "${variants[@]}"; do
 	fi
 	args=(build -o "$bin.tmp" ${flags[@]+"${flags[@]}"})
 	echo "  GO      build/fixtures/$v" >&2
-	if (cd "$src" && go "${args[@]}" .) && mv -f "$bin.tmp" "$bin"; then
+	if (cd "$src" && GOARCH=${goarch:-$(go env GOARCH)} go "${args[@]}" .) &&
+		mv -f "$bin.tmp" "$bin"; then
 		:
 	else
 		rm -f "$bin.tmp"

@@ -12,18 +12,43 @@ grow_pt_note() { # FILE BYTES
 import struct, sys
 path, extra = sys.argv[1], int(sys.argv[2])
 d = bytearray(open(path, 'rb').read())
-assert d[4] == 2 and d[5] == 1, 'expects ELF64 LSB'
-phoff, = struct.unpack_from('<Q', d, 32)
-phnum, = struct.unpack_from('<H', d, 56)
+e = '<' if d[5] == 1 else '>'
+if d[4] == 2:   # ELF64: phoff at 32, phnum at 56; p_filesz, p_memsz at +32
+    phoff, = struct.unpack_from(e + 'Q', d, 32)
+    phnum, = struct.unpack_from(e + 'H', d, 56)
+    size, fmt, at = 56, 'QQ', 32
+else:           # ELF32: phoff at 28, phnum at 44; p_filesz, p_memsz at +16
+    phoff, = struct.unpack_from(e + 'I', d, 28)
+    phnum, = struct.unpack_from(e + 'H', d, 44)
+    size, fmt, at = 32, 'II', 16
 for i in range(phnum):
-    o = phoff + 56 * i
-    if struct.unpack_from('<I', d, o)[0] == 4:
-        filesz, memsz = struct.unpack_from('<QQ', d, o + 32)
-        struct.pack_into('<QQ', d, o + 32, filesz + extra, memsz + extra)
+    o = phoff + size * i
+    if struct.unpack_from(e + 'I', d, o)[0] == 4:
+        filesz, memsz = struct.unpack_from(e + fmt, d, o + at)
+        struct.pack_into(e + fmt, d, o + at, filesz + extra, memsz + extra)
         break
 else:
     sys.exit('no PT_NOTE')
 open(path, 'wb').write(d)
+PY
+}
+
+# Fill a 20-byte GNU note's descriptor with the sha1 of the file (with the
+# descriptor zero), found by its header bytes in either byte order.
+fill_sha1() { # FILE
+	python3 - "$1" <<'PY'
+import hashlib, sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+le = bytes.fromhex('04000000' '14000000' '03000000') + b'GNU\0'
+be = bytes.fromhex('00000004' '00000014' '00000003') + b'GNU\0'
+hdr = le if d[5] == 1 else be
+at = d.find(hdr)
+assert at > 0 and d.find(hdr, at + 1) < 0
+desc = at + len(hdr)
+d[desc:desc + 20] = bytes(20)
+d[desc:desc + 20] = hashlib.sha1(bytes(d)).digest()
+open(p, 'wb').write(d)
 PY
 }
 
@@ -81,19 +106,7 @@ t_end
 
 # A reserved note filled by hand with the sha1 of the file (descriptor zero).
 cp "$FIXTURES/reserved" filled
-python3 - filled <<'PY'
-import hashlib, sys
-p = sys.argv[1]
-d = bytearray(open(p, 'rb').read())
-# Find the descriptor by its note header: namesz 4, descsz 20, type 3, "GNU\0".
-hdr = bytes.fromhex('04000000' '14000000' '03000000') + b'GNU\0'
-at = d.find(hdr)
-assert at > 0 and d.find(hdr, at + 1) < 0
-desc = at + len(hdr)
-assert d[desc:desc + 20] == bytes(20)
-d[desc:desc + 20] = hashlib.sha1(bytes(d)).digest()
-open(p, 'wb').write(d)
-PY
+fill_sha1 filled
 
 t_begin "id: a sha1 filled in by hand recomputes; one changed byte is detected"
 want=$(readelf_ids filled)
@@ -121,5 +134,27 @@ expect_exit 1 python3 "$EBID_PY" diffranges "$FIXTURES/reserved" appended plan-o
 printf 'x: add\n  id %s 20\n  bogus line\n' "$desc_off" >plan-bad
 expect_exit 2 python3 "$EBID_PY" diffranges "$FIXTURES/reserved" filled plan-bad
 t_end
+
+# 32-bit and big-endian files: Go's `existing` cross-built.
+cross=(existing-386 existing-s390x existing-mips)
+if ! "$TOP/scripts/build-fixtures.sh" "${cross[@]}" >/dev/null 2>&1; then
+	t_begin "cross-built fixtures for the checker"
+	t_fail "scripts/build-fixtures.sh ${cross[*]} failed"
+	t_end
+	cross=()
+fi
+for x in ${cross[@]+"${cross[@]}"}; do
+	t_begin "$x ($(file -b "$FIXTURES/$x" | cut -d, -f1)): note, kernel and id agree with readelf"
+	expect_eq "ebid.py note" "$(py_note "$FIXTURES/$x")" "$EXISTING_ID"
+	expect_eq "readelf -n" "$(readelf_ids "$FIXTURES/$x")" "$EXISTING_ID"
+	expect_exit 1 python3 "$EBID_PY" kernel "$FIXTURES/$x"
+	cp "$FIXTURES/$x" "$x.visible"
+	grow_pt_note "$x.visible" 36
+	expect_eq "ebid.py kernel after growing the PT_NOTE" "$(py_kernel "$x.visible")" "$EXISTING_ID"
+	cp "$FIXTURES/$x" "$x.filled"
+	fill_sha1 "$x.filled"
+	expect_eq "ebid.py id of a hand-filled sha1" "$(py_id "$x.filled")" "$(readelf_ids "$x.filled")"
+	t_end
+done
 
 t_done
