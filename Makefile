@@ -76,7 +76,7 @@ $(BUILD)/elf-buildid: $(CLI_OBJS) $(BUILD)/libelf-buildid.a
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libelf-buildid.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libelf-buildid.a $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libelf-buildid.a $(PKG_LIBS) -lpthread
 
 # Installs the Debian packages the build, the fixtures and the tests need.
 deps:

@@ -32,7 +32,10 @@ enum ebid_hash_alg {
 	EBID_HASH_SHA1 = 0,
 	EBID_HASH_SHA256,
 	EBID_HASH_MD5,
+	EBID_HASH_SHA1_TREE,    /* SHA-1 over SHA-1s of 4 MiB chunks */
 };
+
+#define EBID_TREE_CHUNK (4u << 20)
 
 /* One program header, widened to 64 bits whatever the file's class. */
 struct ebid_phdr {

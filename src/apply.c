@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Applying a plan: stream the input through the patches and the hash once. */
+/* Applying a plan: compute the id and materialize the output file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,9 +17,12 @@ struct sink {
 	unsigned char *mem;     /* NULL unless writing to memory */
 };
 
-/* Overlays the plan on buf, which holds output bytes [pos, pos + n). */
+/*
+ * Overlays the plan on buf, which holds output bytes [pos, pos + n). The
+ * id range reads as zeros while hashing; an explicit id goes in directly.
+ */
 static void overlay(const struct ebid_plan *plan, uint64_t pos,
-		    unsigned char *buf, size_t n)
+		    unsigned char *buf, size_t n, bool id_zero)
 {
 	uint64_t end = pos + n;
 	size_t i;
@@ -38,33 +42,196 @@ static void overlay(const struct ebid_plan *plan, uint64_t pos,
 				      ? plan->id_off + plan->id_len
 				      : end;
 
-		/* Zero while hashing; an explicit id goes in directly. */
 		for (; lo < hi; lo++)
-			buf[lo - pos] =
-				plan->hash ? 0 : plan->id[lo - plan->id_off];
+			buf[lo - pos] = id_zero && plan->hash
+						? 0
+						: plan->id[lo - plan->id_off];
 	}
 }
 
-static int sink_write(struct sink *s, uint64_t pos, const unsigned char *buf,
-		      size_t n, char *err, size_t errlen)
+/* Output bytes [pos, pos + n) of the planned file, with the id zeroed. */
+static int read_out(const struct ebid_src *src, const struct ebid_plan *plan,
+		    uint64_t pos, unsigned char *buf, size_t n)
 {
-	if (s->fd < 0) {
-		if (s->mem)
-			memcpy(s->mem + pos, buf, n);
-		return 0;
-	}
-	while (n) {
-		ssize_t w = pwrite(s->fd, buf, n, (off_t)pos);
+	size_t have = 0;
+	int ret;
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return ebid_err(err, errlen, -errno, "write failed: %s",
-					strerror(errno));
+	if (pos < plan->in_size) {
+		have = plan->in_size - pos < n ? (size_t)(plan->in_size - pos)
+					       : n;
+		ret = ebid_src_read(src, pos, buf, have);
+		if (ret)
+			return ret;
+	}
+	if (have < n)
+		memcpy(buf + have,
+		       plan->append + (pos + have - plan->in_size), n - have);
+	overlay(plan, pos, buf, n, true);
+	return 0;
+}
+
+static int read_err(char *err, size_t errlen, int ret)
+{
+	return ebid_err(err, errlen, ret, "read failed: %s", strerror(-ret));
+}
+
+/* The plain hash: every output byte once, in order. */
+static int hash_linear(const struct ebid_src *src,
+		       const struct ebid_plan *plan,
+		       unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
+{
+	struct ebid_hash *h = NULL;
+	unsigned char *buf = malloc(CHUNK);
+	uint64_t pos;
+	int ret;
+
+	if (!buf)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	ret = ebid_hash_new(&h, plan->alg, err, errlen);
+	for (pos = 0; !ret && pos < plan->out_size;) {
+		size_t n = plan->out_size - pos < CHUNK
+				   ? (size_t)(plan->out_size - pos)
+				   : CHUNK;
+
+		ret = read_out(src, plan, pos, buf, n);
+		if (ret) {
+			ret = read_err(err, errlen, ret);
+			break;
 		}
-		if (w == 0)
-			return ebid_err(err, errlen, -EIO,
-					"write failed: no progress");
+		ret = ebid_hash_update(h, buf, n, err, errlen);
+		pos += n;
+	}
+	if (!ret)
+		ret = ebid_hash_final(h, id, err, errlen);
+	ebid_hash_free(h);
+	free(buf);
+	return ret;
+}
+
+/*
+ * sha1-tree (docs/build-id.md): leaf i = SHA-1 of output chunk i (4 MiB,
+ * id zeroed); id = SHA-1("elf-buildid sha1-tree v1\0" || be64 chunk size ||
+ * be64 file size || leaf 0 || leaf 1 || ...), first 20 bytes. Leaves are
+ * hashed by two threads, each reading its own chunks.
+ */
+struct tree {
+	const struct ebid_src *src;
+	const struct ebid_plan *plan;
+	unsigned char *leaves;
+	size_t nchunks, stride;
+	int ret;
+	char err[EBID_ERRLEN];
+};
+
+struct tree_part {
+	struct tree *t;
+	size_t first;
+};
+
+static void *tree_worker(void *arg)
+{
+	struct tree_part *part = arg;
+	struct tree *t = part->t;
+	unsigned char *buf = malloc(EBID_TREE_CHUNK);
+	size_t i;
+	int ret = 0;
+
+	if (!buf)
+		ret = ebid_err(t->err, sizeof(t->err), -ENOMEM, "out of memory");
+	for (i = part->first; !ret && i < t->nchunks; i += t->stride) {
+		uint64_t pos = (uint64_t)i * EBID_TREE_CHUNK;
+		size_t n = t->plan->out_size - pos < EBID_TREE_CHUNK
+				   ? (size_t)(t->plan->out_size - pos)
+				   : EBID_TREE_CHUNK;
+		struct ebid_hash *h = NULL;
+
+		ret = read_out(t->src, t->plan, pos, buf, n);
+		if (ret) {
+			ret = read_err(t->err, sizeof(t->err), ret);
+			break;
+		}
+		ret = ebid_hash_new(&h, EBID_HASH_SHA1, t->err, sizeof(t->err));
+		if (!ret)
+			ret = ebid_hash_update(h, buf, n, t->err, sizeof(t->err));
+		if (!ret)
+			ret = ebid_hash_final(h, t->leaves + 20 * i, t->err,
+					      sizeof(t->err));
+		ebid_hash_free(h);
+	}
+	free(buf);
+	if (ret)
+		t->ret = ret; /* any failure fails the whole hash */
+	return NULL;
+}
+
+static int hash_tree(const struct ebid_src *src, const struct ebid_plan *plan,
+		     unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
+{
+	static const char tag[] = "elf-buildid sha1-tree v1";
+	struct tree t = { .src = src, .plan = plan, .stride = 2 };
+	struct tree_part parts[2] = { { &t, 0 }, { &t, 1 } };
+	struct ebid_hash *h = NULL;
+	unsigned char sizes[16];
+	pthread_t th;
+	bool threaded;
+	int ret;
+
+	t.nchunks = (size_t)((plan->out_size + EBID_TREE_CHUNK - 1) /
+			     EBID_TREE_CHUNK);
+	t.leaves = malloc(t.nchunks ? t.nchunks * 20 : 1);
+	if (!t.leaves)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	threaded = t.nchunks > 1 &&
+		   pthread_create(&th, NULL, tree_worker, &parts[1]) == 0;
+	if (!threaded)
+		t.stride = 1;
+	tree_worker(&parts[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	if (t.ret) {
+		ret = ebid_err(err, errlen, t.ret, "%s", t.err);
+		goto out;
+	}
+	ebid_put(sizes, 8, EBID_TREE_CHUNK, 2 /* big endian */);
+	ebid_put(sizes + 8, 8, plan->out_size, 2);
+	ret = ebid_hash_new(&h, EBID_HASH_SHA1, err, errlen);
+	if (!ret)
+		ret = ebid_hash_update(h, tag, sizeof(tag), err, errlen);
+	if (!ret)
+		ret = ebid_hash_update(h, sizes, sizeof(sizes), err, errlen);
+	if (!ret)
+		ret = ebid_hash_update(h, t.leaves, t.nchunks * 20, err, errlen);
+	if (!ret)
+		ret = ebid_hash_final(h, id, err, errlen);
+out:
+	ebid_hash_free(h);
+	free(t.leaves);
+	return ret;
+}
+
+static int compute_id(const struct ebid_src *src, const struct ebid_plan *plan,
+		      unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
+{
+	memcpy(id, plan->id, EBID_MAX_ID);
+	if (!plan->fill || !plan->hash)
+		return 0;
+	if (plan->alg == EBID_HASH_SHA1_TREE)
+		return hash_tree(src, plan, id, err, errlen);
+	return hash_linear(src, plan, id, err, errlen);
+}
+
+static int write_at(int fd, const unsigned char *buf, size_t n, uint64_t pos,
+		    char *err, size_t errlen)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, buf, n, (off_t)pos);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return ebid_err(err, errlen, w < 0 ? -errno : -EIO,
+					"write failed: %s",
+					w < 0 ? strerror(errno) : "no progress");
 		buf += w;
 		pos += (uint64_t)w;
 		n -= (size_t)w;
@@ -72,74 +239,158 @@ static int sink_write(struct sink *s, uint64_t pos, const unsigned char *buf,
 	return 0;
 }
 
+/*
+ * The bulk copy of the input into the output file, run beside the hash:
+ * copy_file_range() keeps the bytes in the kernel; a read/write loop is
+ * the fallback where it is not supported.
+ */
+struct copy {
+	int in, out;
+	uint64_t size;
+	int ret;
+	char err[EBID_ERRLEN];
+};
+
+static void *copy_worker(void *arg)
+{
+	struct copy *c = arg;
+	unsigned char *buf = NULL;
+	uint64_t pos = 0;
+	bool fallback = false;
+
+	while (pos < c->size) {
+		size_t want = c->size - pos < (1u << 30)
+				      ? (size_t)(c->size - pos)
+				      : (1u << 30);
+		ssize_t n;
+
+		if (!fallback) {
+			loff_t ip = (loff_t)pos, op = (loff_t)pos;
+
+			n = copy_file_range(c->in, &ip, c->out, &op, want, 0);
+			if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
+				      errno == EOPNOTSUPP || errno == EINVAL ||
+				      errno == EPERM) && pos == 0) {
+				fallback = true;
+				continue;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				c->ret = ebid_err(c->err, sizeof(c->err),
+						  n < 0 ? -errno : -EIO,
+						  "copy failed: %s",
+						  n < 0 ? strerror(errno)
+							: "file shrank");
+				break;
+			}
+			pos += (uint64_t)n;
+			continue;
+		}
+		if (!buf && !(buf = malloc(CHUNK))) {
+			c->ret = ebid_err(c->err, sizeof(c->err), -ENOMEM,
+					  "out of memory");
+			break;
+		}
+		if (want > CHUNK)
+			want = CHUNK;
+		n = pread(c->in, buf, want, (off_t)pos);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			c->ret = ebid_err(c->err, sizeof(c->err),
+					  n < 0 ? -errno : -EIO,
+					  "read failed: %s",
+					  n < 0 ? strerror(errno) : "file shrank");
+			break;
+		}
+		c->ret = write_at(c->out, buf, (size_t)n, pos, c->err,
+				  sizeof(c->err));
+		if (c->ret)
+			break;
+		pos += (uint64_t)n;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Writes the plan's own bytes over the copied input. */
+static int write_plan(int fd, const struct ebid_plan *plan,
+		      const unsigned char *id, char *err, size_t errlen)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < plan->npatches; i++)
+		ret = write_at(fd, plan->patches[i].bytes, plan->patches[i].len,
+			       plan->patches[i].off, err, errlen);
+	if (!ret && plan->append_len)
+		ret = write_at(fd, plan->append, plan->append_len,
+			       plan->in_size, err, errlen);
+	if (!ret && plan->fill)
+		ret = write_at(fd, id, plan->id_len, plan->id_off, err, errlen);
+	return ret;
+}
+
 static int apply(const struct ebid_src *src, const struct ebid_plan *plan,
 		 struct sink *sink, unsigned char id[EBID_MAX_ID], char *err,
 		 size_t errlen)
 {
-	struct ebid_hash *h = NULL;
-	unsigned char *buf = NULL;
-	uint64_t pos = 0;
+	struct copy c = { .in = src->fd, .out = sink->fd,
+			  .size = plan->in_size };
+	pthread_t th;
+	bool copying = false;
+	uint64_t pos;
 	int ret;
 
 	if (src->size != plan->in_size)
 		return ebid_err(err, errlen, -EBID_ECHANGED,
 				"file size changed since it was read");
-	if (plan->fill && plan->hash) {
-		ret = ebid_hash_new(&h, plan->alg, err, errlen);
-		if (ret)
-			return ret;
-	}
-	buf = malloc(CHUNK);
-	if (!buf) {
-		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
-		goto out;
-	}
 	if (src->fd >= 0)
 		posix_fadvise(src->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	while (pos < plan->out_size) {
-		size_t n = plan->out_size - pos < CHUNK
-				   ? (size_t)(plan->out_size - pos)
-				   : CHUNK;
+	if (sink->fd >= 0 && src->fd >= 0) {
+		/* Copy and hash at once: the two run on separate cores. */
+		if (pthread_create(&th, NULL, copy_worker, &c) == 0)
+			copying = true;
+		else
+			copy_worker(&c);
+	}
+	ret = compute_id(src, plan, id, err, errlen);
+	if (copying)
+		pthread_join(th, NULL);
+	if (ret)
+		return ret;
+	if (c.ret && sink->fd >= 0)
+		return ebid_err(err, errlen, c.ret, "%s", c.err);
 
-		if (pos < plan->in_size) {
-			if (plan->in_size - pos < n)
-				n = (size_t)(plan->in_size - pos);
-			ret = ebid_src_read(src, pos, buf, n);
-			if (ret) {
-				ret = ebid_err(err, errlen, ret,
-					       "read failed: %s",
-					       strerror(-ret));
-				goto out;
-			}
-		} else {
-			memcpy(buf, plan->append + (pos - plan->in_size), n);
-		}
-		overlay(plan, pos, buf, n);
-		if (h) {
-			ret = ebid_hash_update(h, buf, n, err, errlen);
+	if (sink->fd >= 0 && src->fd >= 0)
+		return write_plan(sink->fd, plan, id, err, errlen);
+	if (sink->fd >= 0 || sink->mem) {
+		/* Memory sources (tests, fuzzing): chunk by chunk. */
+		unsigned char buf[4096];
+
+		for (pos = 0; pos < plan->out_size;) {
+			size_t n = plan->out_size - pos < sizeof(buf)
+					   ? (size_t)(plan->out_size - pos)
+					   : sizeof(buf);
+
+			ret = read_out(src, plan, pos, buf, n);
 			if (ret)
-				goto out;
+				return read_err(err, errlen, ret);
+			if (sink->mem)
+				memcpy(sink->mem + pos, buf, n);
+			else if ((ret = write_at(sink->fd, buf, n, pos, err,
+						 errlen)))
+				return ret;
+			pos += n;
 		}
-		ret = sink_write(sink, pos, buf, n, err, errlen);
-		if (ret)
-			goto out;
-		pos += n;
+		if (plan->fill && sink->mem)
+			memcpy(sink->mem + plan->id_off, id, plan->id_len);
+		else if (plan->fill)
+			return write_at(sink->fd, id, plan->id_len,
+					plan->id_off, err, errlen);
 	}
-	memcpy(id, plan->id, EBID_MAX_ID);
-	if (h) {
-		ret = ebid_hash_final(h, id, err, errlen);
-		if (ret)
-			goto out;
-		ret = sink_write(sink, plan->id_off, id, plan->id_len, err,
-				 errlen);
-		if (ret)
-			goto out;
-	}
-	ret = 0;
-out:
-	free(buf);
-	ebid_hash_free(h);
-	return ret;
+	return 0;
 }
 
 int ebid_apply_fd(const struct ebid_src *src, const struct ebid_plan *plan,
@@ -147,6 +398,14 @@ int ebid_apply_fd(const struct ebid_src *src, const struct ebid_plan *plan,
 		  size_t errlen)
 {
 	struct sink s = { .fd = out_fd };
+
+	return apply(src, plan, &s, id, err, errlen);
+}
+
+int ebid_apply_hash(const struct ebid_src *src, const struct ebid_plan *plan,
+		    unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
+{
+	struct sink s = { .fd = -1 };
 
 	return apply(src, plan, &s, id, err, errlen);
 }
@@ -180,20 +439,11 @@ int ebid_hash_src(const struct ebid_src *src, uint64_t desc_off,
 		  unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
 {
 	struct ebid_plan plan = { 0 };
-	struct sink s = { .fd = -1 };
 
 	plan.in_size = plan.out_size = src->size;
 	plan.fill = plan.hash = true;
 	plan.alg = alg;
 	plan.id_off = desc_off;
 	plan.id_len = desc_len;
-	return apply(src, &plan, &s, id, err, errlen);
-}
-
-int ebid_apply_hash(const struct ebid_src *src, const struct ebid_plan *plan,
-		    unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
-{
-	struct sink s = { .fd = -1 };
-
-	return apply(src, plan, &s, id, err, errlen);
+	return compute_id(src, &plan, id, err, errlen);
 }

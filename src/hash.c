@@ -23,12 +23,14 @@ static const struct {
 	[EBID_HASH_SHA1] = { "sha1", 20 },
 	[EBID_HASH_SHA256] = { "sha256", 20 }, /* truncated: ids cap at 20 */
 	[EBID_HASH_MD5] = { "md5", 16 },
+	[EBID_HASH_SHA1_TREE] = { "sha1-tree", 20 },
 };
 
 static const EVP_MD *md_of(enum ebid_hash_alg alg)
 {
 	switch (alg) {
 	case EBID_HASH_SHA1:
+	case EBID_HASH_SHA1_TREE: /* leaves and root are SHA-1 */
 		return EVP_sha1();
 	case EBID_HASH_SHA256:
 		return EVP_sha256();
