@@ -20,6 +20,9 @@ id with hashlib, and emulates the kernel's lib/buildid.c reader.
       Check that NEW differs from ORIG only inside the patch, id and append
       ranges listed in DRYRUN_OUTPUT (elf-buildid --dry-run of ORIG), and
       that NEW is longer only by the append ranges.
+  ebid.py segid FILE [--hash=sha1|sha256|md5]
+      Like id, but finds the note through the PT_NOTE program headers (4-byte
+      note walk, anywhere in the file), for files without section headers.
 
 Exit status: 0 ok, 1 check failed, 2 bad input (unreadable, not ELF,
 malformed, no note), 64 usage.
@@ -440,6 +443,43 @@ def cmd_diffranges(args):
     return 0
 
 
+def cmd_segid(args):
+    alg = "sha1"
+    files = []
+    for a in args:
+        if a.startswith("--hash="):
+            alg = a[len("--hash="):]
+            if alg not in ID_LEN:
+                return usage("unknown hash '%s'" % alg)
+        else:
+            files.append(a)
+    if len(files) != 1:
+        return usage("segid takes one FILE")
+    data = read_file(files[0])
+    elf = Elf(data)
+    note = None
+    for ph in elf.phdrs:
+        if ph["type"] != PT_NOTE or note:
+            continue
+        for pos, _, descsz, ntype, name, desc_off in elf.notes(
+                ph["offset"], ph["filesz"], 4):
+            if ntype == NT_GNU_BUILD_ID and name == b"GNU\0":
+                note = dict(note_off=pos, desc_off=desc_off, desc_len=descsz,
+                            desc=bytes(data[desc_off:desc_off + descsz]))
+                break
+    if note is None:
+        raise BadInput("no GNU/3 note in any PT_NOTE")
+    computed = content_id(data, note, alg)
+    if note["desc"] != computed:
+        print("stored   %s" % note["desc"].hex())
+        print("computed %s" % computed.hex())
+        print("ebid.py: '%s': stored id (%d bytes) is not the %s content id"
+              % (files[0], note["desc_len"], alg), file=sys.stderr)
+        return 1
+    print(computed.hex())
+    return 0
+
+
 def usage(msg=None):
     if msg:
         print("ebid.py: %s" % msg, file=sys.stderr)
@@ -453,7 +493,7 @@ def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         return usage() if len(argv) < 2 else (print(__doc__) or 0)
     cmds = {"id": cmd_id, "note": cmd_note, "kernel": cmd_kernel,
-            "diffranges": cmd_diffranges}
+            "diffranges": cmd_diffranges, "segid": cmd_segid}
     if argv[1] not in cmds:
         return usage("unknown command '%s'" % argv[1])
     try:
