@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,7 +66,9 @@ out:
 }
 
 /*
- * Places src at dest: a hard link, or a copy across file systems. Never
+ * Places a copy of src at dest (a reflink where the file system can). A
+ * copy, not a hard link: a binary later overwritten in place (cp, install
+ * without rename) must not change what its old id points to. Never
  * replaces: the same bytes already there are fine, others a collision.
  */
 static int place(const char *src, const char *dest, char *err, size_t errlen)
@@ -91,13 +95,6 @@ static int place(const char *src, const char *dest, char *err, size_t errlen)
 			       dest);
 		goto out;
 	}
-	if (link(src, dest) == 0)
-		goto out;
-	if (errno != EXDEV && errno != EPERM && errno != EMLINK) {
-		ret = ebid_err(err, errlen, -errno, "cannot link to '%s': %s",
-			       dest, strerror(errno));
-		goto out;
-	}
 	/* Copy to a temp name, then link it in: never clobbers. */
 	if (asprintf(&tmp, "%s.ebid-XXXXXX", dest) < 0) {
 		tmp = NULL;
@@ -105,23 +102,29 @@ static int place(const char *src, const char *dest, char *err, size_t errlen)
 		goto out;
 	}
 	in = open(src, O_RDONLY | O_CLOEXEC);
-	out = mkostemp(tmp, O_CLOEXEC);
+	out = in < 0 ? -1 : mkostemp(tmp, O_CLOEXEC);
 	if (in < 0 || out < 0) {
 		ret = ebid_err(err, errlen, -errno, "cannot copy to '%s': %s",
 			       dest, strerror(errno));
+		if (out < 0) {
+			free(tmp);
+			tmp = NULL;
+		}
 		goto out;
 	}
-	for (;;) {
-		char buf[65536];
-		ssize_t n = read(in, buf, sizeof(buf));
+	if (ioctl(out, FICLONE, in) != 0) {
+		for (;;) {
+			char buf[65536];
+			ssize_t n = read(in, buf, sizeof(buf));
 
-		if (n == 0)
-			break;
-		if (n < 0 || write(out, buf, (size_t)n) != n) {
-			ret = ebid_err(err, errlen, -EIO,
-				       "cannot copy to '%s': %s", dest,
-				       strerror(errno));
-			goto out;
+			if (n == 0)
+				break;
+			if (n < 0 || write(out, buf, (size_t)n) != n) {
+				ret = ebid_err(err, errlen, -EIO,
+					       "cannot copy to '%s': %s", dest,
+					       strerror(errno));
+				goto out;
+			}
 		}
 	}
 	if (fchmod(out, 0644) || fsync(out) || link(tmp, dest)) {
