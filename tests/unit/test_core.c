@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests (TAP) for the pure functions: bytes, hex, notes, kernel view. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int n, failed;
+
+static void ok(int cond, const char *what)
+{
+	n++;
+	if (!cond)
+		failed++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", n, what);
+}
+
+/* A minimal ELF64 first page: Ehdr, one PT_NOTE at note_off. */
+static void make_page(unsigned char *p, unsigned char data, uint64_t note_off,
+		      uint64_t filesz, uint32_t namesz, uint32_t descsz,
+		      uint32_t type, const char *name)
+{
+	memset(p, 0, EBID_PAGE);
+	memcpy(p, "\177ELF", 4);
+	p[4] = 2;
+	p[5] = data;
+	ebid_put(p + 56, 2, 1, data);                   /* e_phnum */
+	ebid_put(p + 64, 4, EBID_PT_NOTE, data);        /* p_type */
+	ebid_put(p + 64 + 8, 8, note_off, data);        /* p_offset */
+	ebid_put(p + 64 + 32, 8, filesz, data);         /* p_filesz */
+	ebid_put(p + note_off, 4, namesz, data);
+	ebid_put(p + note_off + 4, 4, descsz, data);
+	ebid_put(p + note_off + 8, 4, type, data);
+	memcpy(p + note_off + 12, name, strlen(name) + 1);
+	/* The descriptor, clipped to the page this buffer models. */
+	if (note_off + 16 < EBID_PAGE)
+		memset(p + note_off + 16, 0xab,
+		       descsz < EBID_PAGE - note_off - 16
+			       ? descsz
+			       : EBID_PAGE - note_off - 16);
+}
+
+static void test_bytes(void)
+{
+	unsigned char b[8];
+
+	ebid_put(b, 4, 0x11223344, 1);
+	ok(b[0] == 0x44 && b[3] == 0x11, "put little endian");
+	ebid_put(b, 4, 0x11223344, 2);
+	ok(b[0] == 0x11 && b[3] == 0x44, "put big endian");
+	ok(ebid_get(b, 4, 2) == 0x11223344, "get big endian round-trips");
+	ebid_put(b, 8, 0x0102030405060708ull, 1);
+	ok(ebid_get(b, 8, 1) == 0x0102030405060708ull, "64-bit round-trip");
+}
+
+static void test_hex(void)
+{
+	unsigned char id[EBID_MAX_ID];
+	char hex[2 * EBID_MAX_ID + 1];
+	size_t len = 0;
+
+	ok(ebid_unhex("0xdeadBEEF", id, sizeof(id), &len) == 0 && len == 4 &&
+		   id[0] == 0xde && id[3] == 0xef,
+	   "unhex accepts 0x and mixed case");
+	ebid_hex(hex, id, len);
+	ok(!strcmp(hex, "deadbeef"), "hex writes lower case");
+	ok(ebid_unhex("abc", id, sizeof(id), &len) != 0, "odd length refused");
+	ok(ebid_unhex("zz", id, sizeof(id), &len) != 0, "non-hex refused");
+	ok(ebid_unhex("0x", id, sizeof(id), &len) != 0, "empty refused");
+	ok(ebid_unhex("00112233445566778899aabbccddeeff0011223344", id,
+		      sizeof(id), &len) != 0,
+	   "21 bytes refused");
+	ok(ebid_all_zero((const unsigned char *)"\0\0\0", 3) &&
+		   !ebid_all_zero((const unsigned char *)"\0\1", 2),
+	   "all_zero");
+}
+
+static int count_cb(const struct ebid_note_hdr *h, void *arg)
+{
+	(void)h;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static void test_notes(void)
+{
+	unsigned char buf[64] = { 0 };
+	int count = 0;
+
+	ebid_put(buf, 4, 4, 1);
+	ebid_put(buf + 4, 4, 20, 1);
+	ebid_put(buf + 8, 4, 3, 1);
+	memcpy(buf + 12, "GNU", 4);
+	ok(ebid_notes_walk(buf, 36, 1, 4, count_cb, &count) == 0 && count == 1,
+	   "one 36-byte note walks once");
+	count = 0;
+	ok(ebid_notes_walk(buf, 35, 1, 4, count_cb, &count) ==
+		   -EBID_EMALFORMED,
+	   "a note running past its container is malformed");
+	ebid_put(buf + 4, 4, 0xfffffff0u, 1);
+	ok(ebid_notes_walk(buf, 64, 1, 4, count_cb, &count) ==
+		   -EBID_EMALFORMED,
+	   "descsz near 2^32 is malformed, not wrapped");
+	memset(buf, 0, sizeof(buf));
+	count = 0;
+	ok(ebid_notes_walk(buf, 64, 1, 4, count_cb, &count) == 0 &&
+		   count == 5,
+	   "empty notes advance by 12 each: the walk ends");
+	ok(ebid_gnu_note_size(20) == 36 && ebid_gnu_note_size(16) == 32 &&
+		   ebid_gnu_note_size(8) == 24 && ebid_gnu_note_size(1) == 20,
+	   "GNU note sizes");
+}
+
+static void test_kernel(void)
+{
+	unsigned char *p = malloc(EBID_PAGE);
+	unsigned char id[EBID_MAX_ID];
+	uint64_t off = 0;
+	int pt = -1;
+
+	make_page(p, 1, 0xf00, 36, 4, 20, 3, "GNU");
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, &pt, &off) == 20 && pt == 0 &&
+		   off == 0xf10 && id[0] == 0xab,
+	   "kernel finds a GNU note in the first page");
+	make_page(p, 2, 0xf00, 36, 4, 20, 3, "GNU");
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 20,
+	   "big-endian file read in its own byte order");
+	make_page(p, 1, 0xff0, 36, 4, 20, 3, "GNU");
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 0,
+	   "a PT_NOTE crossing the first page is not seen");
+	make_page(p, 1, 0xf00, 48, 4, 32, 3, "GNU");
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 0,
+	   "a 32-byte id is ignored (cap is 20)");
+	make_page(p, 1, 0xf00, 36, 4, 20, 4, "GNU");
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 0,
+	   "wrong note type is not a build-id");
+	make_page(p, 1, 0xf00, 36, 4, 20, 3, "Go\0");
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 0,
+	   "wrong owner is not a build-id");
+	make_page(p, 1, 0xf00, 36, 4, 20, 3, "GNU");
+	ok(ebid_kernel_build_id(p, 0xf20, id, NULL, NULL) == 0,
+	   "a file ending before the note: not seen");
+	make_page(p, 1, 0xf00, 36, 4, 0, 3, "GNU");
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 0,
+	   "descsz 0 is not an id");
+	free(p);
+}
+
+int main(void)
+{
+	test_bytes();
+	test_hex();
+	test_notes();
+	test_kernel();
+	printf("1..%d\n", n);
+	return failed ? 1 : 0;
+}
