@@ -772,9 +772,20 @@ static int plan_existing(struct planner *p)
 	bool zero = ebid_all_zero(g->desc, g->desc_len);
 	int ret;
 
-	if (!g->shndx)
+	if (!g->shndx) {
+		/* Program headers only (stripped section headers): a
+		 * kernel-visible, filled id is left alone; nothing else can be
+		 * done safely without sections. */
+		if (elf->gnu_kernel_visible && !zero && !o->force &&
+		    o->mode != EBID_MODE_BACKFILL) {
+			p->plan->id_off = g->desc_off;
+			p->plan->id_len = g->desc_len;
+			memcpy(p->plan->id, g->desc, g->desc_len);
+			return 0;
+		}
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
-				"GNU build-id note has no section header describing it");
+				"GNU build-id note has no section header describing it (file without section headers?); relink with -Wl,--build-id instead");
+	}
 	if (g->desc_len == 0 || g->desc_len > EBID_MAX_ID)
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
 				"existing build-id has %u bytes; perf and the kernel accept 1 to 20 (relink with --build-id=sha1)",
