@@ -34,6 +34,7 @@ passed=0
 failed=0
 skipped=0
 failures=()
+times=()
 logdir=$top/build/tests
 mkdir -p "$logdir"
 
@@ -78,9 +79,10 @@ run_one() {
 	log=$logdir/$name.tap
 	[ "$quiet" = 0 ] && echo "# $name"
 	f0=$failed
-	local p0=$passed s0=$skipped
+	local p0=$passed s0=$skipped t0=$SECONDS
 	timeout -k 10 "$timeout_s" "$@" >"$log" 2>"$log.stderr" </dev/null
 	rc=$?
+	times+=("$((SECONDS - t0))s $name")
 	count "$name" <"$log"
 	if [ $((passed + failed + skipped - p0 - f0 - s0)) -eq 0 ]; then
 		failed=$((failed + 1))
@@ -129,6 +131,9 @@ for s in ${scripts[@]+"${scripts[@]}"}; do
 	run_one "$(basename "$s" .sh)" bash "$s"
 done
 
+# The slowest programs, to keep the suite quick.
+printf '%s\n' ${times[@]+"${times[@]}"} | sort -rn | head -n 5 |
+	sed 's/^/# slowest: /'
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failures:"
 	printf '#   %s\n' "${failures[@]}"
