@@ -156,15 +156,17 @@ expect_same_file() { # WHAT A B
 	t_fail "$1: $(cmp -- "$2" "$3" 2>&1 | head -n 1)"
 }
 
+# re_quote TEXT: TEXT as an extended regular expression that matches itself.
+re_quote() { printf '%s' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'; }
+
 # The stderr of the last run is exactly one line of the form
 # "elf-buildid: 'FILE': what failed: cause".
 expect_one_error_line() { # FILE
 	local n
 	n=$(wc -l <"$SCRATCH/.err")
 	[ "$n" = 1 ] || t_fail "stderr has $n lines, want 1: $err"
-	local q
-	q=$(printf '%s' "$1" | sed 's/[][\.*^$/]/\\&/g')
-	grep -q "^elf-buildid: '$q': [^:]*[^ :]: [^ ].*" "$SCRATCH/.err" && return 0
+	grep -Eq "^elf-buildid: '$(re_quote "$1")': [^:]*[^ :]: [^ ].*" \
+		"$SCRATCH/.err" && return 0
 	t_fail "stderr is not \"elf-buildid: '$1': what failed: cause\": $err"
 }
 
@@ -208,7 +210,7 @@ parse_id_line() { # OUTPUT FILE
 		t_fail "want one line 'ID  FILE', got: $1"
 		return 1
 	fi
-	want_re="^([0-9a-f]+)  $(printf '%s' "$2" | sed 's/[][\.*^$/+?(){}|]/\\&/g')\$"
+	want_re="^([0-9a-f]+)  $(re_quote "$2")\$"
 	if [[ "$1" =~ $want_re ]]; then
 		id=${BASH_REMATCH[1]}
 		return 0

@@ -9,7 +9,7 @@ require_tool
 require_fixtures "${VARIANTS[@]}"
 
 fail_re() { # FILE: the FAIL line's form for FILE
-	printf '^FAIL  %s  [a-z][a-z0-9 _-]*: [^ ].*$' "$(printf '%s' "$1" | sed 's/[][\.*^$/+?(){}|]/\\&/g')"
+	printf '^FAIL  %s  [a-z][a-z0-9 _-]*: [^ ].*$' "$(re_quote "$1")"
 }
 
 for v in "${VARIANTS[@]}"; do
