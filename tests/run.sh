@@ -7,7 +7,7 @@
 # and exits non-zero when anything failed. A skipped test is never counted
 # as passed; a script that dies, times out or prints no result is a failure.
 #
-# Usage: tests/run.sh [-q] [tests/tNNNN-what.sh ...]
+# Usage: tests/run.sh [-q] [tests/tNNNN-what.sh | UNIT-BINARY ...]
 #   -q  print only failures, skips and the summary
 # Environment: EBID_BUILD (default build), EBID (the binary under test),
 #   EBID_TEST_TIMEOUT (seconds per script, default 300)
@@ -76,7 +76,7 @@ count() {
 run_one() {
 	local name=$1 log f0 rc
 	shift
-	log=$logdir/$name.tap
+	log=$logdir/${name//\//-}.tap
 	[ "$quiet" = 0 ] && echo "# $name"
 	f0=$failed
 	local p0=$passed s0=$skipped t0=$SECONDS
@@ -102,8 +102,15 @@ run_one() {
 }
 
 if [ $# -gt 0 ]; then
-	scripts=("$@")
+	# Shell tests by their .sh name; anything else is a TAP program.
+	scripts=()
 	units=()
+	for f in "$@"; do
+		case "$f" in
+		*.sh) scripts+=("$f") ;;
+		*) units+=("$f") ;;
+		esac
+	done
 else
 	scripts=()
 	for f in "$top"/tests/t[0-9]*.sh; do
