@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: MIT
+# Robustness targets (issue 6): fuzzing, the fault shim, full-size runs.
+#
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_ARGS=...]  build the libFuzzer harness
+#                        and fuzz for FUZZ_SECONDS; findings go to
+#                        build/fuzz/artifacts/, figures to build/fuzz/stats.txt
+#   make fuzz-build      only build build/fuzz/fuzz_inject
+#   make faultshim       build the LD_PRELOAD fault shim
+#   make robust          every t06NN test at full size: all corrupt inputs,
+#                        200 SIGKILL runs (EBID_ROBUST_FULL=1)
+#   make robust-deps     install what these need (scripts/install-robust-deps.sh)
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_ARGS    ?=
+FUZZ_CFLAGS_EXTRA ?=
+FUZZ_DIR     := build/fuzz
+FUZZ_BIN     := $(FUZZ_DIR)/fuzz_inject
+# The library's sources, compiled directly by clang (no src/main.c, no
+# command-line files): LIB_SRCS from the Makefile when it has one.
+FUZZ_SRCS    := $(if $(LIB_SRCS),$(LIB_SRCS),$(filter-out src/main.c,$(wildcard src/*.c)))
+FUZZ_CFLAGS  := -g -O1 -std=c17 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	-Iinclude -Isrc $(PKG_CFLAGS) -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	$(FUZZ_CFLAGS_EXTRA)
+
+FAULTSHIM    := build/robust/faultshim.so
+
+.PHONY: fuzz fuzz-build faultshim robust robust-deps
+
+robust-deps:
+	$(Q)scripts/install-robust-deps.sh
+
+$(FUZZ_BIN): tests/fuzz/fuzz_inject.c $(FUZZ_SRCS) include/elf-buildid.h \
+		$(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_inject.c \
+		$(FUZZ_SRCS) $(PKG_LIBS)
+
+fuzz-build: robust-deps
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	$(Q)scripts/build-fixtures.sh
+	$(Q)tests/fuzz/run-fuzz.sh $(FUZZ_BIN) $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_ARGS)
+
+$(FAULTSHIM): tests/fault/faultshim.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -shared -fPIC -O2 -g -Wall -Wextra -o $@ $< -ldl
+
+faultshim: $(FAULTSHIM)
+
+robust: deps robust-deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)EBID_BUILD=$(BUILD) EBID_ROBUST_FULL=1 \
+		EBID_TEST_TIMEOUT=$${EBID_TEST_TIMEOUT:-14400} \
+		tests/run.sh $(sort $(wildcard tests/t06[0-9][0-9]-*.sh))
