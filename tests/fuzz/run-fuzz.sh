@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs the libFuzzer harness (tests/fuzz/fuzz_inject.c) for a given time:
+# makes the seed corpus (the small bases of scripts/mkcorrupt.py whole, the
+# Go fixtures cut to their first 64 KiB, every regression case), fuzzes
+# into a persistent corpus, and writes a summary of the run.
+#
+# Usage: tests/fuzz/run-fuzz.sh BIN SECONDS OUTDIR [libFuzzer options...]
+#   BIN      the fuzzer (make fuzz-build)
+#   OUTDIR   gets seeds/, corpus/ (kept between runs), artifacts/ (findings),
+#            fuzz.log and stats.txt (execs, exec/s, coverage, findings)
+# Environment: EBID_FIXTURES (default build/fixtures).
+# Exit status: 0 no finding, 1 findings (artifacts/ holds them), 2 setup.
+set -u
+set -o pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+[ $# -ge 3 ] || {
+	sed -n '9,14s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+bin=$1 secs=$2 out=$3
+shift 3
+fixtures=${EBID_FIXTURES:-$top/build/fixtures}
+
+[ -x "$bin" ] || {
+	echo "run-fuzz: $bin not built (make fuzz-build)" >&2
+	exit 2
+}
+mkdir -p "$out/seeds" "$out/corpus" "$out/artifacts" || exit 2
+
+# Seeds: small whole files, big ones cut to 64 KiB, the regression cases.
+small=$(python3 "$top/scripts/mkcorrupt.py" --small-only \
+	--small-dir "$top/build/robust/small") || {
+	echo "run-fuzz: making the small bases failed" >&2
+	exit 2
+}
+for f in $small; do
+	cp -f "$f" "$out/seeds/"
+done
+for v in plain sw pie nobuildid reserved existing; do
+	[ -f "$fixtures/$v" ] && head -c 65536 "$fixtures/$v" >"$out/seeds/$v.64k"
+done
+for f in "$top"/tests/fuzz/regress/*; do
+	case $f in
+	*.md | */\*) continue ;;
+	esac
+	cp -f "$f" "$out/seeds/regress-$(basename "$f")"
+done
+
+before=$(find "$out/artifacts" -type f | wc -l)
+start=$(date +%s)
+"$bin" -max_len=65536 -max_total_time="$secs" -timeout=25 -rss_limit_mb=4096 \
+	-print_final_stats=1 -artifact_prefix="$out/artifacts/" "$@" \
+	"$out/corpus" "$out/seeds" >"$out/fuzz.log" 2>&1
+rc=$?
+end=$(date +%s)
+after=$(find "$out/artifacts" -type f | wc -l)
+
+# Figures: the last status line and the final stats.
+last=$(grep -E '^#[0-9]+' "$out/fuzz.log" | tail -n 1)
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/fuzz.log" | tail -n 1)
+rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/fuzz.log" | tail -n 1)
+if [ -z "$execs" ]; then
+	# Fork mode prints no final stats: take the last status line.
+	execs=$(printf '%s\n' "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')
+	rate=$(printf '%s\n' "$last" | sed -n 's/.*exec\/s: *\([0-9]*\).*/\1/p')
+fi
+cov=$(printf '%s\n' "$last" | sed -n 's/.*cov: *\([0-9]*\).*/\1/p')
+ft=$(printf '%s\n' "$last" | sed -n 's/.*ft: *\([0-9]*\).*/\1/p')
+findings=$(grep -c 'fuzz_inject: FINDING\|ERROR: AddressSanitizer\|runtime error:\|ERROR: libFuzzer\|ERROR: LeakSanitizer' "$out/fuzz.log")
+{
+	echo "seconds: $((end - start)) (asked $secs)"
+	echo "options: $*"
+	echo "execs: ${execs:-?}"
+	echo "exec_per_sec: ${rate:-?}"
+	echo "coverage_edges: ${cov:-?}"
+	echo "features: ${ft:-?}"
+	echo "corpus_files: $(find "$out/corpus" -type f | wc -l)"
+	echo "new_artifacts: $((after - before))"
+	echo "finding_reports: $findings"
+	echo "exit: $rc"
+	grep -h 'fuzz_inject: FINDING\|SUMMARY: ' "$out/fuzz.log" | sort | uniq -c | sort -rn | head -n 20
+} >"$out/stats.txt"
+cat "$out/stats.txt"
+[ "$rc" = 0 ] && [ "$after" = "$before" ] && exit 0
+exit 1
