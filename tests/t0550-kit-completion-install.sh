@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# scripts/elf-buildid.bash-completion (issue 5): completes commands, the
+# options of each command and their values; every option it offers is one
+# the tool accepts, and every long option in `elf-buildid --help` is offered.
+# `make install` installs the binary, the man page and this completion file;
+# `make uninstall` removes them (run into a DESTDIR, the binary not rebuilt).
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/kit-lib.sh"
+require_tool
+kit_prelude
+
+COMP=$TOP/scripts/elf-buildid.bash-completion
+
+# complete WORDS...: what the completion offers for the last word.
+complete_words() {
+	bash --norc --noprofile -c '
+		source "$0" || exit 1
+		COMP_WORDS=("$@")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_elf_buildid
+		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' "$COMP" "$@"
+}
+
+t_begin "the file loads and registers a completion for elf-buildid"
+got=$(bash --norc --noprofile -c 'source "$0" && complete -p elf-buildid' "$COMP" 2>&1)
+expect_eq "complete -p" "$got" "complete -F _elf_buildid elf-buildid"
+t_end
+
+t_begin "commands, and option values (--hash, --perf)"
+expect_eq "commands" "$(complete_words elf-buildid '')" \
+	"--help --version -V -h backfill inject link reserve show verify "
+expect_eq "ver" "$(complete_words elf-buildid ver)" "verify "
+expect_eq "verify --perf=" "$(complete_words elf-buildid verify --perf=)" "auto off require "
+expect_eq "inject --hash" "$(complete_words elf-buildid inject --hash '')" "md5 sha1 sha1-tree sha256 "
+expect_match "verify --j" "$(complete_words elf-buildid verify --j)" '--jobs= .*--json .*--junit='
+expect_match "link --" "$(complete_words elf-buildid link --)" '--debug-dir= .*--perf-cache'
+t_end
+
+# accepts CMD OPTION...: does the tool's option parser take it?
+accepts() {
+	local cmd=$1
+	shift
+	run "$EBID" "$cmd" "$@" "$SCRATCH/no-such-file"
+	if printf '%s\n' "$err" | grep -qiE 'unrecognized option|invalid option|unknown option|requires an argument'; then
+		t_fail "$cmd $*: $err"
+	fi
+}
+
+# A value for each option that takes one.
+opt_value() {
+	case "$1" in
+	--hash=) echo --hash=sha1 ;;
+	--id=) echo --id=0x0102 ;;
+	--perf=) echo --perf=off ;;
+	--exclude=) echo --exclude=x ;;
+	--jobs=) echo --jobs=1 ;;
+	--manifest=) echo "--manifest=$SCRATCH/m.json" ;;
+	--junit=) echo "--junit=$SCRATCH/j.xml" ;;
+	--allow-missing=) echo --allow-missing=x ;;
+	--output=) echo "--output=$SCRATCH/o" ;;
+	--debug-dir=) echo "--debug-dir=$SCRATCH/dd" ;;
+	--perf-cache=) echo "--perf-cache=$SCRATCH/pc" ;;
+	--debug-file=) echo "--debug-file=$SCRATCH/df" ;;
+	*=) echo "unknown-value-option:$1" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+t_begin "every option the completion offers is accepted by the tool, for its command"
+for cmd in inject reserve backfill show verify link; do
+	for o in $(complete_words elf-buildid "$cmd" -); do
+		case "$o" in
+		-h | --help) continue ;;
+		-o) accepts "$cmd" -o "$SCRATCH/o" ;;
+		-j) accepts "$cmd" -j 1 ;;
+		*) accepts "$cmd" "$(opt_value "$o")" ;;
+		esac
+	done
+done
+t_end
+
+t_begin "every long option in --help is offered by the completion"
+helpopts=$("$EBID" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
+all=$(for cmd in inject reserve backfill show verify link; do complete_words elf-buildid "$cmd" --; done |
+	tr ' ' '\n' | sed 's/=$//' | sort -u)
+for o in $helpopts; do
+	case "$o" in --version) continue ;; esac
+	printf '%s\n' "$all" | grep -qx -- "$o" || t_fail "--help lists $o, the completion does not offer it"
+done
+t_end
+
+t_begin "make install DESTDIR=...: binary, man page and bash completion; make uninstall removes them"
+dest=$SCRATCH/root
+run make -C "$TOP" -o build/elf-buildid install DESTDIR="$dest" PREFIX=/usr
+expect_eq "make install exit" "$rc" 0
+[ -x "$dest/usr/bin/elf-buildid" ] || t_fail "no $dest/usr/bin/elf-buildid"
+[ -f "$dest/usr/share/man/man1/elf-buildid.1" ] || t_fail "no man page in $dest/usr/share/man/man1"
+c=$dest/usr/share/bash-completion/completions/elf-buildid
+if [ -f "$c" ]; then
+	expect_same_file "installed completion" "$c" "$COMP"
+else
+	t_fail "no bash completion at $c (make install should install scripts/elf-buildid.bash-completion there): $(cd "$dest" && find . -type f | tr '\n' ' ')"
+fi
+run make -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/usr
+expect_eq "make uninstall exit" "$rc" 0
+left=$(cd "$dest" && find . -type f)
+expect_eq "files left after uninstall" "$left" ""
+t_end
+
+t_done
