@@ -135,8 +135,9 @@ printf 'x: add\n  id %s 20\n  bogus line\n' "$desc_off" >plan-bad
 expect_exit 2 python3 "$EBID_PY" diffranges "$FIXTURES/reserved" filled plan-bad
 t_end
 
-# 32-bit and big-endian files: Go's `existing` cross-built.
-cross=(existing-386 existing-s390x existing-mips)
+# 32-bit and big-endian files: Go's `existing` cross-built (386: ELF32 LSB,
+# s390x: ELF64 MSB; the two code paths are independent of each other).
+cross=(existing-386 existing-s390x)
 if ! "$TOP/scripts/build-fixtures.sh" "${cross[@]}" >/dev/null 2>&1; then
 	t_begin "cross-built fixtures for the checker"
 	t_fail "scripts/build-fixtures.sh ${cross[*]} failed"
