@@ -97,12 +97,14 @@ bench: deps
 	$(Q)EBID_BUILD=$(BUILD) scripts/bench
 
 install: $(BUILD)/elf-buildid
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
 	$(INSTALL) -m 0755 $(BUILD)/elf-buildid $(DESTDIR)$(BINDIR)/elf-buildid
 	$(INSTALL) -m 0644 docs/elf-buildid.1 $(DESTDIR)$(MANDIR)/man1/elf-buildid.1
+	$(INSTALL) -m 0644 scripts/elf-buildid.bash-completion $(DESTDIR)$(BASHCOMPDIR)/elf-buildid
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/elf-buildid $(DESTDIR)$(MANDIR)/man1/elf-buildid.1
+	rm -f $(DESTDIR)$(BINDIR)/elf-buildid $(DESTDIR)$(MANDIR)/man1/elf-buildid.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/elf-buildid
 
 # Extra targets kept in their own files (fuzzing, benchmarks, matrix).
 -include mk/*.mk
