@@ -9,7 +9,8 @@
 #   -j N             parallel jobs for elf-buildid (default: its own)
 #   --exclude=GLOB   leave matching files alone (repeatable; passed to
 #                    inject, verify)
-#   --manifest=FILE  write elf-buildid's JSON manifest of the inject step
+#   --manifest=FILE  write elf-buildid's JSON manifest of the final files
+#                    (ids, sha256 after stripping) as they will be packaged
 #   --no-split       only inject and verify (no debug files, no strip)
 #   -h, --help       this text
 # Per file, in this order:
@@ -78,7 +79,7 @@ trap 'rm -rf "$stage"' EXIT
 # 1. Ids for every program and shared library: "ID  PATH" per handled file
 # (each inode once; scripts, objects and symlinks out of the tree skipped).
 "$EBID" inject -r ${jobs[@]+"${jobs[@]}"} ${excludes[@]+"${excludes[@]}"} \
-	${manifest[@]+"${manifest[@]}"} "$tree" >"$stage/ids" ||
+	"$tree" >"$stage/ids" ||
 	die "elf-buildid inject -r '$tree' failed (see above)"
 
 if [ "$split" = 1 ]; then
@@ -111,6 +112,16 @@ if [ "$split" = 1 ]; then
 		"$EBID" link --debug-dir="$debug_dir" --debug-file="$dbg" "$f" >/dev/null ||
 			die "'$f': elf-buildid link --debug-dir failed"
 	done <"$stage/ids"
+fi
+
+# The record of what ships: inject again over the final files (a no-op that
+# rewrites nothing: every id is already there) just for its manifest.
+if [ ${#manifest[@]} -gt 0 ]; then
+	"$EBID" inject -r -q ${jobs[@]+"${jobs[@]}"} ${excludes[@]+"${excludes[@]}"} \
+		"${manifest[@]}" "$tree" 2>"$stage/manifest.err" || {
+		cat "$stage/manifest.err" >&2
+		die "elf-buildid inject -r --manifest '$tree' failed"
+	}
 fi
 
 # 6. The gate: every id present, kernel-visible, unique (not --content-hash:

@@ -143,6 +143,28 @@ ELF_BUILDID_EXCLUDE='legacy *.bak' expect_exit 0 ruby omnibus-stub.rb "$DEF" "$t
 check_split_tree "$tree3" "$SCRATCH/debug3"
 t_end
 
+t_begin "ELF_BUILDID_MANIFEST: a manifest of the final (stripped) files"
+tree5=$SCRATCH/opt/app5
+make_app_tree "$tree5"
+ELF_BUILDID_MANIFEST=$SCRATCH/m5.json ELF_BUILDID_DEBUG_DIR=$SCRATCH/debug5 expect_exit 0 ruby omnibus-stub.rb "$DEF" "$tree5"
+got=$(python3 - "$SCRATCH/m5.json" <<'PY'
+import hashlib, json, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("no valid manifest: %s" % e); sys.exit()
+bad = []
+stamped = [f for f in doc["files"] if f["action"] not in ("skipped", "failed")]
+for f in stamped:
+    if f["sha256"] != hashlib.sha256(open(f["path"], "rb").read()).hexdigest():
+        bad.append("%s: sha256 is not that of the final file" % f["path"])
+if len(stamped) != 3: bad.append("%d stamped files listed, want 3" % len(stamped))
+print("; ".join(bad) or "ok")
+PY
+)
+expect_eq "manifest" "$got" ok
+t_end
+
 t_begin "ELF_BUILDID_SPLIT=0: ids and the gate only, no strip"
 tree4=$SCRATCH/opt/app4
 make_app_tree "$tree4"

@@ -22,8 +22,9 @@
 #
 # Environment: ELF_BUILDID (the tool, default "elf-buildid" on PATH),
 # ELF_BUILDID_DEBUG_DIR, ELF_BUILDID_EXCLUDE (space-separated globs left
-# alone), ELF_BUILDID_SPLIT=0 (inject and verify only), OBJCOPY, STRIP,
-# READELF (binutils for the target architecture).
+# alone), ELF_BUILDID_SPLIT=0 (inject and verify only), ELF_BUILDID_MANIFEST
+# (write elf-buildid's JSON manifest of the final, stripped files there),
+# OBJCOPY, STRIP, READELF (binutils for the target architecture).
 
 require "fileutils"
 require "open3"
@@ -85,6 +86,11 @@ elf_buildid_flow = lambda do |root, debug_dir, log|
       end
     end
   end
+
+  # The record of what ships: a second inject over the final files rewrites
+  # nothing (every id is there) and writes the manifest.
+  manifest = ENV.fetch("ELF_BUILDID_MANIFEST", "")
+  run.call(ebid, "inject", "-r", "-q", *excludes, "--manifest=#{manifest}", root) unless manifest.empty?
 
   # 6. The gate (not --content-hash: stripping changed the bytes on purpose).
   run.call(ebid, "verify", "-r", *excludes, root).each_line { |l| log.call(l.chomp) }
