@@ -169,6 +169,32 @@ t_begin "manifest: fields, sorted, sha256/size/id/machine/class/endian/go id agr
 expect_eq "check" "$(check_manifest "$A" "$A/manifest.json")" ok
 t_end
 
+t_begin "manifest: exactly the fields docs/packaging.md documents"
+sed -n '/<!-- manifest-fields begin -->/,/<!-- manifest-fields end -->/s/^| `\([][a-z0-9_.]*\)`.*/\1/p' \
+	"$TOP/docs/packaging.md" >fields.doc
+[ "$(wc -l <fields.doc)" -ge 10 ] || t_fail "too few documented fields in docs/packaging.md: $(tr '\n' ' ' <fields.doc)"
+got=$(python3 - "$A/manifest.json" fields.doc <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+documented = set(l.strip() for l in open(sys.argv[2]) if l.strip())
+seen = set()
+def walk(v, p):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            q = p + "." + k if p else k
+            seen.add(q); walk(x, q)
+    elif isinstance(v, list):
+        for x in v: walk(x, p + "[]")
+walk(doc, "")
+containers = {p for p in seen if any(o.startswith(p + ".") or o.startswith(p + "[]") for o in seen)}
+bad = ["undocumented field " + p for p in sorted(seen - containers - documented)]
+bad += ["documented field missing " + p for p in sorted(documented - seen)]
+print("; ".join(bad) or "ok")
+PY
+)
+expect_eq "fields" "$got" ok
+t_end
+
 t_begin "manifest: the action of each file as the contract names it"
 got=$(python3 - "$A/manifest.json" <<'PY'
 import json, sys
