@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Metadata kept exactly when inject replaces a file: owner and group
+# (nobody:nogroup), mode with set-user-ID and set-group-ID, file
+# capabilities (setcap), user xattrs (setfattr), POSIX ACLs (setfacl), and
+# with --preserve-times the access and modification times to the
+# nanosecond; each alone, then all at once. Judged with stat, getcap,
+# getfattr and getfacl.
+. "$(dirname "$0")/lib.sh"
+require_tool
+require_fixtures nobuildid
+
+"$TOP/scripts/install-robust-deps.sh" >&2 || {
+	echo "not ok 1 - scripts/install-robust-deps.sh failed"
+	exit 1
+}
+
+# Everything we keep, as text.
+meta() {
+	stat -c 'owner %U:%G mode %a' "$1"
+	echo "caps $(getcap "$1" | sed 's/^[^ ]* //')"
+	getfattr --absolute-names -d -m '^user\.' "$1" 2>/dev/null | sed 1d
+	getfacl -cp "$1" 2>/dev/null
+}
+
+case_() { # DESC SETUP...
+	local desc=$1 d f before after
+	shift
+	d=$SCRATCH/m$((++ncase))
+	f=$d/prog
+	mkdir -p "$d" && cp "$FIXTURES/nobuildid" "$f" && chmod 0755 "$f"
+	t_begin "$desc"
+	if ! (cd "$d" && "$@") >"$SCRATCH/setup.out" 2>&1; then
+		t_fail "setup failed: $(cat "$SCRATCH/setup.out")"
+		t_end
+		return
+	fi
+	before=$(meta "$f")
+	ino=$(stat -c %i "$f")
+	if inject_ok "$f"; then
+		expect_eq "ebid.py id" "$(py_id "$f")" "$id"
+		expect_ne "inode (the file was replaced)" "$(stat -c %i "$f")" "$ino"
+		after=$(meta "$f")
+		[ "$after" = "$before" ] ||
+			t_fail "metadata changed:" "before: $before" "after:  $after"
+	fi
+	t_end
+}
+ncase=0
+
+case_ "owner and group nobody:nogroup" chown nobody:nogroup prog
+case_ "set-user-ID mode 4755" chmod 4755 prog
+case_ "set-group-ID mode 2755 owned by nobody:nogroup" \
+	sh -c 'chown nobody:nogroup prog && chmod 2755 prog'
+case_ "set-user-ID and set-group-ID 6750" chmod 6750 prog
+case_ "file capability cap_net_bind_service+ep" setcap cap_net_bind_service+ep prog
+case_ "user xattrs" sh -c 'setfattr -n user.origin -v ci prog && setfattr -n user.empty prog'
+case_ "POSIX ACL u:nobody:rwx,g:nogroup:r-x" setfacl -m u:nobody:rwx,g:nogroup:r-x prog
+case_ "all at once: nobody:nogroup, 4750, capability, xattr, ACL" sh -c '
+	chown nobody:nogroup prog && chmod 4750 prog &&
+	setcap cap_net_raw+ep prog && setfattr -n user.origin -v ci prog &&
+	setfacl -m u:daemon:r-x prog'
+
+t_begin "--preserve-times keeps atime and mtime to the nanosecond"
+d=$SCRATCH/times
+f=$d/prog
+mkdir -p "$d" && cp "$FIXTURES/nobuildid" "$f"
+touch -m -d '2001-02-03 04:05:06.123456789' "$f"
+touch -a -d '2002-03-04 05:06:07.987654321' "$f"
+before=$(stat -c '%.9X %.9Y' "$f")
+if inject_ok "$f" --preserve-times; then
+	expect_eq "atime mtime" "$(stat -c '%.9X %.9Y' "$f")" "$before"
+	expect_eq "ebid.py id" "$(py_id "$f")" "$id"
+fi
+t_end
+
+t_begin "without --preserve-times the mtime is the time of the change"
+d=$SCRATCH/times2
+f=$d/prog
+mkdir -p "$d" && cp "$FIXTURES/nobuildid" "$f"
+touch -m -d '2001-02-03 04:05:06' "$f"
+if inject_ok "$f"; then
+	[ "$(stat -c %Y "$f")" -gt 1000000000 ] && [ "$(stat -c %Y "$f")" -ge "$(($(date +%s) - 60))" ] ||
+		t_fail "mtime $(stat -c %y "$f") is not now"
+fi
+t_end
+
+t_done
