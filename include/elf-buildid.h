@@ -306,6 +306,8 @@ struct ebid_walk_entry {
 	const char *reason;     /* static string when skipped */
 	int error;              /* negative errno when it could not be read */
 	bool skip;
+	bool named;             /* named on the command line, not walked */
+	char *alias_of;         /* skipped: another name of this path (owned) */
 	uint64_t dev, ino;
 	uint64_t nlink;         /* the inode's link count */
 	unsigned links_in_tree; /* paths of this inode seen in the walk */

@@ -72,6 +72,8 @@ typedef void (*print_fn)(const struct cli *cli, struct result *r);
 int cli_run(const struct cli *cli, char **args, int nargs, work_fn work,
 	    print_fn print, struct result **results, size_t *nresults);
 void cli_results_free(struct result *v, size_t n);
+/* Fills r->msg with why e was skipped (naming the file it aliases). */
+void skip_reason(struct result *r, const struct ebid_walk_entry *e);
 
 /* The commands. */
 int cmd_job(const struct cli *cli, char **args, int nargs);

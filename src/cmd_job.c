@@ -64,7 +64,7 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	}
 	if (e->skip) {
 		r->action = "skipped";
-		snprintf(r->msg, sizeof(r->msg), "%s", e->reason);
+		skip_reason(r, e);
 		return;
 	}
 	job.path = e->path;

@@ -225,8 +225,11 @@ static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	if (e->error || e->skip) {
 		r->action = e->error ? "failed" : "skipped";
 		r->status = e->error ? EXIT_FILE : EXIT_OK;
-		snprintf(r->msg, sizeof(r->msg), "%s",
-			 e->error ? strerror(-e->error) : e->reason);
+		if (e->error)
+			snprintf(r->msg, sizeof(r->msg), "%s",
+				 strerror(-e->error));
+		else
+			skip_reason(r, e);
 		return;
 	}
 	ret = ebid_elf_open(&elf, e->path, err, sizeof(err));

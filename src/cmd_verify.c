@@ -125,7 +125,7 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	}
 	if (e->skip) {
 		r->action = "skip";
-		snprintf(r->msg, sizeof(r->msg), "%s", e->reason);
+		skip_reason(r, e);
 		return;
 	}
 	ret = ebid_elf_open(&elf, e->path, err, sizeof(err));

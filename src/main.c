@@ -30,7 +30,8 @@ static void usage(FILE *f)
 "Options for inject, reserve and backfill:\n"
 "  -o, --output=OUT     write the result to OUT (one FILE only); FILE is untouched\n"
 "  -n, --dry-run        print every byte range that would change; write nothing\n"
-"      --hash=ALG       sha1 (default, 20 bytes), sha256 (truncated to 20), md5 (16)\n"
+"      --hash=ALG       sha1 (default, 20 bytes), sha256 (truncated to 20), md5 (16),\n"
+"                       sha1-tree (parallel, for large files; docs/build-id.md)\n"
 "      --id=0xHEX       use this id (1 to 20 bytes) instead of a hash\n"
 "  -f, --force          recompute (or replace) an id that is already there\n"
 "      --in-place       edit the file's own inode (journal first) instead of\n"
@@ -155,7 +156,8 @@ int main(int argc, char **argv)
 	cli.jobs = n > 0 ? (unsigned)n : 1;
 
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "o:nfrj:qvhV", longopts, NULL)) !=
+	opterr = 0; /* our own messages, in our own form */
+	while ((c = getopt_long(argc, argv, ":o:nfrj:qvhV", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'o':
@@ -166,7 +168,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_HASH:
 			if (ebid_hash_parse(optarg, &cli.opts.alg))
-				return usage_error("unknown hash '%s' (sha1, sha256 or md5)",
+				return usage_error("unknown hash '%s' (sha1, sha256, md5 or sha1-tree)",
 						   optarg);
 			break;
 		case OPT_ID:
@@ -255,10 +257,17 @@ int main(int argc, char **argv)
 			return usage(stdout), EXIT_OK;
 		case 'V':
 			return printf("elf-buildid %s\n", EBID_VERSION), EXIT_OK;
+		case ':':
+			return usage_error("option '%s' needs an argument",
+					   argv[optind - 1]);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n",
-				progname);
-			return EXIT_USAGE;
+			if (optopt) {
+				char opt[3] = { '-', (char)optopt, '\0' };
+
+				return usage_error("unknown option '%s'", opt);
+			}
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
 		}
 	}
 	nfiles = argc - optind;

@@ -62,6 +62,8 @@ int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
 	char env_home[64], env_cache[96];
 	const char *perf = find_perf();
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	bool attr_ready = false;
 	int pipefd[2] = { -1, -1 }, status = 0, ret;
 	bool fa_ready = false, have_home = false, timed_out = false;
 	size_t used = 0;
@@ -108,7 +110,15 @@ int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
 			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
 			goto out;
 		}
-		ret = posix_spawn(&pid, perf, &fa, NULL, argv, envp);
+		/* Its own process group: a timeout kills perf's children too. */
+		if (posix_spawnattr_init(&attr) != 0) {
+			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		attr_ready = true;
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+		posix_spawnattr_setpgroup(&attr, 0);
+		ret = posix_spawn(&pid, perf, &fa, &attr, argv, envp);
 		if (ret) {
 			pid = -1;
 			ret = ebid_err(err, errlen, -ret,
@@ -152,7 +162,7 @@ int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
 	}
 	out[used] = '\0';
 	if (timed_out)
-		kill(pid, SIGKILL);
+		kill(-pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	pid = -1;
@@ -175,12 +185,14 @@ int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
 out:
 	if (fa_ready)
 		posix_spawn_file_actions_destroy(&fa);
+	if (attr_ready)
+		posix_spawnattr_destroy(&attr);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);
 	if (pid > 0) {
-		kill(pid, SIGKILL);
+		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
 	if (have_home)

@@ -51,6 +51,15 @@ static void progress(size_t done, size_t total, const char *path, bool show)
 	fflush(stderr);
 }
 
+void skip_reason(struct result *r, const struct ebid_walk_entry *e)
+{
+	if (e->alias_of)
+		snprintf(r->msg, sizeof(r->msg), "%s: '%s'", e->reason,
+			 e->alias_of);
+	else
+		snprintf(r->msg, sizeof(r->msg), "%s", e->reason);
+}
+
 void cli_results_free(struct result *v, size_t n)
 {
 	size_t i;
@@ -143,8 +152,8 @@ int cli_run(const struct cli *cli, char **args, int nargs, work_fn work,
 		p.results[i].path = walk.v[i].path;
 		walk.v[i].path = NULL;
 	}
-	free(walk.v);
 	*results = p.results;
 	*nresults = walk.n;
+	ebid_walk_release(&walk);
 	return status;
 }

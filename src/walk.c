@@ -28,8 +28,10 @@ void ebid_walk_release(struct ebid_walk *w)
 
 	if (!w)
 		return;
-	for (i = 0; i < w->n; i++)
+	for (i = 0; i < w->n; i++) {
 		free(w->v[i].path);
+		free(w->v[i].alias_of);
+	}
 	free(w->v);
 	memset(w, 0, sizeof(*w));
 }
@@ -162,6 +164,7 @@ int ebid_walk_add(struct ebid_walk *w, const char *root, bool recursive,
 		e = push(w, root);
 		if (!e)
 			return ebid_err(err, errlen, -ENOMEM, "out of memory");
+		e->named = true;
 		if (stat(root, &st) == 0)
 			fill_stat(e, &st);
 		return 0;
@@ -208,31 +211,37 @@ static int by_inode_pref(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/*
+ * Collapses the names of one inode found by walking to the first (regular
+ * paths before symlinks); the other names stay listed, skipped, as
+ * aliases. Names given on the command line are all kept.
+ */
 void ebid_walk_finish(struct ebid_walk *w)
 {
-	size_t i, j, n = 0;
+	size_t i, j;
 
 	qsort(w->v, w->n, sizeof(*w->v), by_inode_pref);
 	for (i = 0; i < w->n; i = j) {
 		struct ebid_walk_entry *first = &w->v[i];
 
 		j = i + 1;
-		if (!first->skip && !first->error && first->ino) {
-			unsigned links = first->reason ? 0 : 1;
+		if (first->skip || first->error || !first->ino)
+			continue;
+		first->links_in_tree = first->reason ? 0 : 1;
+		while (j < w->n && !w->v[j].skip && !w->v[j].error &&
+		       w->v[j].dev == first->dev && w->v[j].ino == first->ino) {
+			struct ebid_walk_entry *e = &w->v[j++];
 
-			while (j < w->n && !w->v[j].skip && !w->v[j].error &&
-			       w->v[j].dev == first->dev &&
-			       w->v[j].ino == first->ino) {
-				if (!w->v[j].reason)
-					links++;
-				free(w->v[j].path);
-				j++;
-			}
-			first->links_in_tree = links;
-			first->reason = NULL; /* a symlink may stand for it */
+			if (!e->reason)
+				first->links_in_tree++;
+			if (first->named && e->named)
+				continue;
+			e->alias_of = strdup(first->path);
+			e->skip = true;
+			e->reason = e->reason ? "symlink to a file handled under another name"
+					      : "hard link of a file handled under another name";
 		}
-		w->v[n++] = *first;
+		first->reason = NULL; /* a symlink may stand for its inode */
 	}
-	w->n = n;
 	qsort(w->v, w->n, sizeof(*w->v), by_path);
 }

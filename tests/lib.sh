@@ -45,7 +45,11 @@ mkdir -p "$SCRATCH" || {
 	exit 1
 }
 cd "$SCRATCH" || exit 1
+# perf writes its build-id cache under $HOME/.debug (PERF_BUILDID_DIR is
+# not read by perf record): a private HOME keeps the user's cache clean.
 export PERF_BUILDID_DIR=$SCRATCH/.debug
+export HOME=$SCRATCH/home
+mkdir -p "$HOME"
 
 t_num=0
 t_failed=0
