@@ -251,27 +251,23 @@ struct copy {
 	char err[EBID_ERRLEN];
 };
 
-static void *copy_worker(void *arg)
+/* Copies [pos, end) of the input; 0 or a negative errno in c->ret. */
+static void copy_range(struct copy *c, uint64_t pos, uint64_t end,
+		       bool *fallback, unsigned char **buf)
 {
-	struct copy *c = arg;
-	unsigned char *buf = NULL;
-	uint64_t pos = 0;
-	bool fallback = false;
-
-	while (pos < c->size) {
-		size_t want = c->size - pos < (1u << 30)
-				      ? (size_t)(c->size - pos)
-				      : (1u << 30);
+	while (pos < end) {
+		size_t want = end - pos < (1u << 30) ? (size_t)(end - pos)
+						     : (1u << 30);
 		ssize_t n;
 
-		if (!fallback) {
+		if (!*fallback) {
 			loff_t ip = (loff_t)pos, op = (loff_t)pos;
 
 			n = copy_file_range(c->in, &ip, c->out, &op, want, 0);
 			if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
 				      errno == EOPNOTSUPP || errno == EINVAL ||
-				      errno == EPERM) && pos == 0) {
-				fallback = true;
+				      errno == EPERM)) {
+				*fallback = true;
 				continue;
 			}
 			if (n < 0 && errno == EINTR)
@@ -282,19 +278,19 @@ static void *copy_worker(void *arg)
 						  "copy failed: %s",
 						  n < 0 ? strerror(errno)
 							: "file shrank");
-				break;
+				return;
 			}
 			pos += (uint64_t)n;
 			continue;
 		}
-		if (!buf && !(buf = malloc(CHUNK))) {
+		if (!*buf && !(*buf = malloc(CHUNK))) {
 			c->ret = ebid_err(c->err, sizeof(c->err), -ENOMEM,
 					  "out of memory");
-			break;
+			return;
 		}
 		if (want > CHUNK)
 			want = CHUNK;
-		n = pread(c->in, buf, want, (off_t)pos);
+		n = pread(c->in, *buf, want, (off_t)pos);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -302,14 +298,46 @@ static void *copy_worker(void *arg)
 					  n < 0 ? -errno : -EIO,
 					  "read failed: %s",
 					  n < 0 ? strerror(errno) : "file shrank");
-			break;
+			return;
 		}
-		c->ret = write_at(c->out, buf, (size_t)n, pos, c->err,
+		c->ret = write_at(c->out, *buf, (size_t)n, pos, c->err,
 				  sizeof(c->err));
 		if (c->ret)
-			break;
+			return;
 		pos += (uint64_t)n;
 	}
+}
+
+/*
+ * Copies the data extents only (SEEK_DATA/SEEK_HOLE), so a sparse input
+ * stays sparse; the size is set by ftruncate at the end.
+ */
+static void *copy_worker(void *arg)
+{
+	struct copy *c = arg;
+	unsigned char *buf = NULL;
+	bool fallback = false;
+	uint64_t pos = 0;
+
+	while (!c->ret && pos < c->size) {
+		off_t data = lseek(c->in, (off_t)pos, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break; /* only a hole is left */
+		if (data < 0) {
+			copy_range(c, pos, c->size, &fallback, &buf);
+			break;
+		}
+		hole = lseek(c->in, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > c->size)
+			hole = (off_t)c->size;
+		copy_range(c, (uint64_t)data, (uint64_t)hole, &fallback, &buf);
+		pos = (uint64_t)hole;
+	}
+	if (!c->ret && ftruncate(c->out, (off_t)c->size) != 0)
+		c->ret = ebid_err(c->err, sizeof(c->err), -errno,
+				  "cannot set the output's size: %s",
+				  strerror(errno));
 	free(buf);
 	return NULL;
 }
