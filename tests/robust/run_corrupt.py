@@ -64,13 +64,20 @@ def sha256(path):
     return h.hexdigest()
 
 
+# A sanitizer build (make SANITIZE=...) must not report through exit 1,
+# which verify uses for a failed check: a report exits 99 instead.
+CHILD_ENV = dict(os.environ)
+CHILD_ENV["ASAN_OPTIONS"] = ":".join(
+    x for x in (os.environ.get("ASAN_OPTIONS"), "exitcode=99") if x)
+
+
 def run(argv, timeout, cwd=None):
     """(status, stdout, stderr, seconds); status is -SIG for a signal and
     'hang' after a timeout (the whole process group is killed)."""
     t0 = time.monotonic()
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         cwd=cwd, start_new_session=True)
+                         cwd=cwd, env=CHILD_ENV, start_new_session=True)
     try:
         out, err = p.communicate(timeout=timeout)
         status = p.returncode

@@ -174,6 +174,10 @@ class Runner:
     def run(self, fault=None, mutate=False):
         env = dict(os.environ)
         env["LD_PRELOAD"] = self.shim
+        # With a sanitizer build the shim comes before libasan: allowed.
+        env["ASAN_OPTIONS"] = ":".join(
+            x for x in (os.environ.get("ASAN_OPTIONS"),
+                        "verify_asan_link_order=0", "exitcode=99") if x)
         env["EBID_FAULT_SCOPE"] = self.dir
         env["EBID_FAULT_LOG"] = self.log
         env.pop("EBID_FAULT", None)
