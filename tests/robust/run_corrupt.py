@@ -67,8 +67,9 @@ def sha256(path):
 # A sanitizer build (make SANITIZE=...) must not report through exit 1,
 # which verify uses for a failed check: a report exits 99 instead.
 CHILD_ENV = dict(os.environ)
-CHILD_ENV["ASAN_OPTIONS"] = ":".join(
-    x for x in (os.environ.get("ASAN_OPTIONS"), "exitcode=99") if x)
+for _v in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    CHILD_ENV[_v] = ":".join(
+        x for x in (os.environ.get(_v), "exitcode=99") if x)
 
 
 def run(argv, timeout, cwd=None):

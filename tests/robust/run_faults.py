@@ -178,6 +178,8 @@ class Runner:
         env["ASAN_OPTIONS"] = ":".join(
             x for x in (os.environ.get("ASAN_OPTIONS"),
                         "verify_asan_link_order=0", "exitcode=99") if x)
+        env["UBSAN_OPTIONS"] = ":".join(
+            x for x in (os.environ.get("UBSAN_OPTIONS"), "exitcode=99") if x)
         env["EBID_FAULT_SCOPE"] = self.dir
         env["EBID_FAULT_LOG"] = self.log
         env.pop("EBID_FAULT", None)
