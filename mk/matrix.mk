@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# Compatibility matrix (issue 3): build every fixture shape, then run the
+# real tool over each and regenerate docs/compatibility.md from the results.
+#   make matrix        build build/matrix/ (cached; Go cache in build/go/cache)
+#   make compat-doc    matrix + build/elf-buildid, then write the document
+# `make test` runs the same build and checks through tests/t03*.sh.
+
+.PHONY: matrix compat-doc
+
+matrix:
+	$(Q)scripts/build-matrix.sh
+
+# A shape that fails is reported in the document (and by tests/t03*.sh),
+# so exit status 1 (some shape failed) still counts as a written document.
+compat-doc: all matrix
+	$(Q)EBID=$(BUILD)/elf-buildid scripts/compat-matrix --doc docs/compatibility.md \
+		--json build/compatibility.json; rc=$$?; [ $$rc -le 1 ]
