@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Issue 3, part 1 of the matrix build: Go internal linking for 386, amd64,
+# arm, arm64, loong64 and the four MIPS (with amd64's cgo, external and
+# c-shared shapes, whose names start go-amd64). A cold Go cache compiles
+# the standard library once per GOARCH, so the build is split over this
+# script and t0301 to keep each well inside tests/run.sh's timeout; both
+# are no-ops when build/matrix/ is up to date.
+. "$(dirname "$0")/lib.sh"
+
+globs=('go-386*' 'go-amd64*' 'go-arm*' 'go-loong64*' 'go-mips*')
+
+t_begin "scripts/install-matrix-deps.sh: toolchains, linkers, qemu-user, perf present"
+expect_exit 0 "$TOP/scripts/install-matrix-deps.sh"
+t_end
+
+t_begin "scripts/build-matrix.sh ${globs[*]}"
+start=$(date +%s)
+expect_exit 0 "$TOP/scripts/build-matrix.sh" "${globs[@]}"
+echo "# build took $(($(date +%s) - start)) s: $(tail -n 1 "$SCRATCH/.err")"
+t_end
+
+t_begin "every shape of this part is in build/matrix/"
+missing=()
+while IFS=$'\t' read -r name _; do
+	[ -s "$TOP/build/matrix/$name" ] || missing+=("$name")
+done < <("$TOP/scripts/build-matrix.sh" -l "${globs[@]}")
+expect_eq "missing shapes" "${missing[*]-}" ""
+t_end
+
+t_done

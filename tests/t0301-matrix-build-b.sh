@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Issue 3, part 2 of the matrix build: every shape t0300 did not build (Go
+# for ppc64, ppc64le, riscv64 and s390x; C from gcc and clang with GNU ld,
+# gold, lld and mold; the crafted files), and a check that each shape
+# scripts/build-matrix.sh lists exists and is the ELF it claims to be.
+. "$(dirname "$0")/lib.sh"
+
+t_begin "scripts/build-matrix.sh (everything)"
+start=$(date +%s)
+expect_exit 0 "$TOP/scripts/build-matrix.sh"
+echo "# build took $(($(date +%s) - start)) s: $(tail -n 1 "$SCRATCH/.err")"
+t_end
+
+t_begin "every shape is in build/matrix/"
+missing=()
+n=0
+while IFS=$'\t' read -r name _; do
+	n=$((n + 1))
+	[ -s "$TOP/build/matrix/$name" ] || missing+=("$name")
+done < <("$TOP/scripts/build-matrix.sh" -l)
+expect_eq "missing shapes" "${missing[*]-}" ""
+[ "$n" -ge 150 ] || t_fail "only $n shapes listed"
+t_end
+
+# The shapes are what their names say: class, byte order, machine, type.
+t_begin "fixtures have the class, byte order, machine and type their names say"
+check_hdr() { # NAME CLASS DATA MACHINE-ERE TYPE-ERE
+	local h
+	h=$(readelf -h "$TOP/build/matrix/$1" 2>&1)
+	printf '%s\n' "$h" | grep -q "Class: *$2\$" || t_fail "$1: not $2"
+	printf '%s\n' "$h" | grep -q "Data: *2's complement, $3 endian" || t_fail "$1: not $3 endian"
+	printf '%s\n' "$h" | grep -Eq "Machine: .*($4)" || t_fail "$1: machine is not /$4/: $(printf '%s\n' "$h" | grep Machine)"
+	printf '%s\n' "$h" | grep -Eq "Type: *($5)" || t_fail "$1: type is not /$5/"
+}
+check_hdr go-386 ELF32 little 'Intel 80386' EXEC
+check_hdr go-amd64 ELF64 little 'X86-64' EXEC
+check_hdr go-arm ELF32 little 'ARM' EXEC
+check_hdr go-arm64 ELF64 little 'AArch64' EXEC
+check_hdr go-loong64 ELF64 little 'LoongArch' EXEC
+check_hdr go-mips ELF32 big 'MIPS' EXEC
+check_hdr go-mipsle ELF32 little 'MIPS' EXEC
+check_hdr go-mips64 ELF64 big 'MIPS' EXEC
+check_hdr go-mips64le ELF64 little 'MIPS' EXEC
+check_hdr go-ppc64 ELF64 big 'PowerPC64' EXEC
+check_hdr go-ppc64le ELF64 little 'PowerPC64' EXEC
+check_hdr go-riscv64 ELF64 little 'RISC-V' EXEC
+check_hdr go-s390x ELF64 big 'S/390' EXEC
+check_hdr go-amd64-pie ELF64 little 'X86-64' DYN
+check_hdr go-amd64-cshared ELF64 little 'X86-64' DYN
+check_hdr c-gcc-bfd-nopie-buildid ELF64 little 'X86-64' EXEC
+check_hdr c-clang-mold-shlib-buildid ELF64 little 'X86-64' DYN
+t_end
+
+t_begin "linker and id flags took effect (notes as readelf sees them)"
+m=$TOP/build/matrix
+for f in c-gcc-bfd-pie-buildid c-clang-gold-static-buildid c-gcc-mold-nopie-buildid; do
+	[ "$(readelf_ids "$m/$f" | wc -c)" = 41 ] || t_fail "$f: want a 20-byte id, readelf -n: $(readelf_ids "$m/$f")"
+done
+for f in c-gcc-lld-pie-buildid c-clang-lld-shlib-buildid; do
+	[ "$(readelf_ids "$m/$f" | wc -c)" = 17 ] || t_fail "$f: want lld's 8-byte id, readelf -n: $(readelf_ids "$m/$f")"
+done
+for f in c-gcc-bfd-pie-nobuildid c-clang-lld-shlib-nobuildid go-amd64 go-amd64-cgo-external-nobuildid go-amd64-nobuildid; do
+	[ -z "$(readelf_ids "$m/$f")" ] || t_fail "$f: want no GNU build-id, readelf -n: $(readelf_ids "$m/$f")"
+done
+expect_eq "go-s390x-bid id" "$(readelf_ids "$m/go-s390x-bid")" 0123456789abcdeffedcba9876543210a5a5a5a5
+expect_eq "c-gcc-gold-pie-bzero id" "$(readelf_ids "$m/c-gcc-gold-pie-bzero")" "$ZERO_ID"
+readelf -sW "$m/c-gcc-bfd-pie-buildid" | grep -q ' main$' || t_fail "c fixture has no main symbol"
+readelf -p .comment "$m/c-clang-lld-pie-buildid" | grep -q 'clang' || t_fail "c-clang-lld-pie-buildid: .comment does not name clang"
+readelf -p .comment "$m/c-gcc-mold-pie-buildid" | grep -q 'mold' || t_fail "c-gcc-mold-pie-buildid: .comment does not name mold"
+readelf -p .comment "$m/c-gcc-lld-pie-buildid" | grep -q 'LLD' || t_fail "c-gcc-lld-pie-buildid: .comment does not name LLD"
+readelf -lW "$m/go-amd64-nobuildid" | grep -q ' NOTE ' && t_fail "go-amd64-nobuildid has a PT_NOTE"
+readelf -SW "$m/go-amd64-cgo-internal" | grep -q '\.interp' || t_fail "go-amd64-cgo-internal is not dynamically linked"
+t_end
+
+t_begin "crafted files: no section headers, extended numbering, trailing data"
+expect_match "noshdr" "$(readelf -h "$m/noshdr-go-amd64" | grep 'Number of section headers')" ':[[:space:]]+0$'
+expect_match "xnum" "$(readelf -h "$m/xnum-go-mips" | grep 'Number of section headers')" ':[[:space:]]+0 \([0-9]+\)$'
+expect_match "many" "$(readelf -h "$m/many-gcc-lld-pie-buildid" | grep 'Number of section headers')" ':[[:space:]]+0 \(653[0-9][0-9]\)$'
+expect_match "shstrend" "$(readelf -SW "$m/shstrend-go-s390x" | grep ' .shstrtab ' | awk '{print $5}')" '^[0-9a-f]+$'
+read -r tstart tlen <"$m/trail-go-arm.trail"
+expect_eq "trail size" "$(stat -c %s "$m/trail-go-arm")" "$(($(stat -c %s "$m/go-arm") + tlen))"
+expect_eq "trail start" "$tstart" "$(stat -c %s "$m/go-arm")"
+t_end
+
+t_done
