@@ -156,6 +156,11 @@ define_shapes() {
 			"$base rewritten to extended numbering (e_shnum 0, e_shstrndx SHN_XINDEX, counts in section 0)" \
 			crafted xnum "$base"
 	done
+	for base in go-amd64 go-mips c-gcc-bfd-pie-buildid c-gcc-lld-shlib-buildid; do
+		shape "pnxnum-$base" crafted "${s_kind[$base]}" "${s_runner[$base]}" \
+			"$base with e_phnum PN_XNUM (0xffff), the count in section 0's sh_info" \
+			crafted pnxnum "$base"
+	done
 	for base in go-amd64 go-amd64-bid go-s390x go-mipsle; do
 		shape "shstrend-$base" crafted "${s_kind[$base]}" "${s_runner[$base]}" \
 			"$base with .shstrtab moved to the end of the file (as newer Go releases write it)" \

@@ -13,6 +13,10 @@ write themselves:
   matrix-craft.py xnum IN OUT
       Extended section numbering: e_shnum 0 with the count in section 0's
       sh_size, e_shstrndx SHN_XINDEX (0xffff) with the index in sh_link.
+  matrix-craft.py pnxnum IN OUT
+      e_phnum PN_XNUM (0xffff) with the program header count in section 0's
+      sh_info, as core dumps with many segments are written. (Linux will not
+      exec such a file, and its build-id reader rejects it.)
   matrix-craft.py unxnum IN OUT
       The inverse of xnum, for readers without extended numbering (perf 6.1);
       fails when the file really has 0xff00 or more sections.
@@ -91,6 +95,18 @@ def xnum(d):
     struct.pack_into(h.e + "HHH", d, h.shent_at, h.shentsize, 0, 0xFFFF)
 
 
+def pnxnum(d):
+    h = Ehdr(d)
+    if h.shoff == 0 or h.shnum == 0:
+        raise Bad("PN_XNUM needs section 0")
+    if h.get(d, 0, "info") != 0:
+        raise Bad("section 0's sh_info is not 0")
+    phnum_at = 0x38 if h.is64 else 0x2C
+    phnum, = struct.unpack_from(h.e + "H", d, phnum_at)
+    h.put(d, 0, "info", phnum)
+    struct.pack_into(h.e + "H", d, phnum_at, 0xFFFF)
+
+
 def unxnum(d):
     h = Ehdr(d)
     if h.shoff == 0 or (h.shnum != 0 and h.shstrndx != 0xFFFF):
@@ -136,7 +152,7 @@ def trail(d, out):
 
 
 def main(argv):
-    if len(argv) != 4 or argv[1] not in ("noshdr", "xnum", "unxnum",
+    if len(argv) != 4 or argv[1] not in ("noshdr", "xnum", "pnxnum", "unxnum",
                                          "shstrtab-end", "trail"):
         print(__doc__, file=sys.stderr)
         return 64
@@ -148,6 +164,8 @@ def main(argv):
             noshdr(d)
         elif how == "xnum":
             xnum(d)
+        elif how == "pnxnum":
+            pnxnum(d)
         elif how == "unxnum":
             unxnum(d)
         elif how == "shstrtab-end":

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Issue 3: elf-buildid over crafted files: no section headers (handled
-# through program headers, or refused clearly), extended numbering read and
-# written correctly, .shstrtab at the end of the file, and data appended
-# after the last section or the section header table preserved exactly.
+# through program headers, or refused clearly), extended numbering (e_shnum
+# 0, SHN_XINDEX, PN_XNUM) read and written correctly, .shstrtab at the end
+# of the file, and data appended after the last section or the section
+# header table preserved exactly.
 . "$(dirname "$0")/lib.sh"
 require_tool
 
@@ -75,7 +76,7 @@ check_rows "?with trailing data, refused" '$1 ~ /^trail-/ && $7 == "refused"' un
 t_end
 
 t_begin "extended numbering: results keep section 0 consistent and pass every check"
-check_rows "with extended numbering" '$1 ~ /^(xnum|many)-/ && $7 != "refused"' numbering section kernel runs
+check_rows "with extended numbering" '$1 ~ /^(xnum|pnxnum|many)-/ && $7 != "refused"' numbering section kernel runs
 t_end
 
 t_begin "no section headers: left alone, or refused with exit 2 and a linker-flag hint"
