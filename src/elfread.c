@@ -408,10 +408,31 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		if (p->type != PT_NOTE)
 			continue;
 		snprintf(where, sizeof(where), "program header [%zu]", i);
-		ret = scan_notes(elf, src, p->offset, p->filesz,
-				 (unsigned)p->align, 0, where, err, errlen);
-		if (ret)
-			goto out;
+		/*
+		 * Segments may mix 4- and 8-aligned notes (mold): walk as the
+		 * kernel does (4), then by p_align. A walk that fails leaves
+		 * nothing behind; with sections present the notes were found
+		 * through them, so only a file without any fails here.
+		 */
+		{
+			struct ebid_note gnu = elf->gnu, go = elf->go;
+			unsigned aligns[2] = { 4, p->align == 8 ? 8 : 4 };
+			int k;
+
+			for (k = 0; k < 2; k++) {
+				ret = scan_notes(elf, src, p->offset, p->filesz,
+						 aligns[k], 0, where, err,
+						 errlen);
+				if (!ret || ret != -EBID_EMALFORMED)
+					break;
+				elf->gnu = gnu;
+				elf->go = go;
+			}
+			if (ret == -EBID_EMALFORMED && elf->shnum > 1)
+				ret = 0;
+			if (ret)
+				goto out;
+		}
 	}
 	if (elf->gnu.present)
 		elf->gnu.pt_index = find_covering_pt(elf, src, elf->gnu.note_off);

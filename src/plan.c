@@ -599,12 +599,16 @@ static int finish(struct planner *p)
 		p->plan->actions |= EBID_ACT_SHSTRTAB;
 	}
 
-	/* Extended numbering lives in section 0. */
-	if (p->shnum >= SHN_LORESERVE_) {
+	/*
+	 * Extended numbering lives in section 0: kept where the input used
+	 * it, taken up where the count needs it.
+	 */
+	if (p->shnum >= SHN_LORESERVE_ ||
+	    (elf->raw_shnum == 0 && elf->shnum > 0)) {
 		e_shnum = 0;
 		p->shdrs[0].size = p->shnum;
 	}
-	if (p->phnum >= PN_XNUM_) {
+	if (p->phnum >= PN_XNUM_ || elf->raw_phnum == PN_XNUM_) {
 		e_phnum = PN_XNUM_;
 		if (!p->shnum)
 			return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
@@ -793,6 +797,8 @@ static int plan_existing(struct planner *p)
 	p->plan->id_off = g->desc_off;
 	p->plan->id_len = g->desc_len;
 	memcpy(p->plan->id, g->desc, g->desc_len);
+	if (!elf->gnu_kernel_visible && elf->raw_phnum == PN_XNUM_)
+		return no_room(p, "the program header count is in section 0 (PN_XNUM), which the kernel's build-id reader does not follow");
 
 	if (o->mode == EBID_MODE_BACKFILL && !zero && !o->force)
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
@@ -827,13 +833,14 @@ static int plan_new(struct planner *p)
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
 				"no reserved build-id note to backfill (run reserve or inject)");
 	if (!elf->shnum)
-		return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
-				"file has no section headers: a note no section describes would be lost by strip");
+		return no_room(p, "file has no section headers, so perf and strip cannot see a note");
 	if (!elf->shstrtab || elf->shstrndx >= elf->shnum)
 		return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
 				"file has no section name table");
 	if (elf->phoff != ehsize_of(elf) || !elf->phnum)
 		return no_room(p, "program headers do not follow the ELF header");
+	if (elf->raw_phnum == PN_XNUM_)
+		return no_room(p, "the program header count is in section 0 (PN_XNUM), which the kernel's build-id reader does not follow");
 	p->desc_len = o->id ? o->id_len : ebid_hash_id_len(o->alg);
 	ret = place_new_note(p);
 	if (ret)
