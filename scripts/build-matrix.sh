@@ -232,7 +232,7 @@ gobuild() {
 	local rc=$?
 	# c-shared also writes a header next to the library.
 	rm -f "$target.tmp.h" "${target%.tmp}.h"
-	return $rc
+	return "$rc"
 }
 
 # cbuild CC LD KIND ID: fixtures/c built with CC -fuse-ld=LD.
@@ -240,8 +240,8 @@ cbuild() {
 	local cc=$1 ld=$2 k=$3 id=$4 flags
 	flags=(-O2 -g "-fuse-ld=$ld")
 	case "$id" in
-	buildid) flags+=(-Wl,--build-id) ;;
-	nobuildid) flags+=(-Wl,--build-id=none) ;;
+	buildid) flags+=("-Wl,--build-id") ;;
+	nobuildid) flags+=("-Wl,--build-id=none") ;;
 	bzero) flags+=("-Wl,--build-id=0x$ZEROS") ;;
 	esac
 	case "$k" in
@@ -269,8 +269,8 @@ with open(sys.argv[1], "w") as f:
 	fi
 	flags=(-O2 -g "-fuse-ld=$ld")
 	case "$id" in
-	buildid) flags+=(-Wl,--build-id) ;;
-	nobuildid) flags+=(-Wl,--build-id=none) ;;
+	buildid) flags+=("-Wl,--build-id") ;;
+	nobuildid) flags+=("-Wl,--build-id=none") ;;
 	esac
 	case "$k" in
 	pie) flags+=(-fPIE -pie "$top/fixtures/c/hello.c") ;;
