@@ -133,6 +133,7 @@ enum ebid_action {
 	EBID_ACT_ADD_PT = 1 << 3,       /* a PT_NOTE program header added */
 	EBID_ACT_MOVE_SHDRS = 1 << 4,   /* section header table moved */
 	EBID_ACT_SHSTRTAB = 1 << 5,     /* section name table changed */
+	EBID_ACT_ZERO = 1 << 6,         /* a filled id zeroed (reserve -f) */
 };
 
 struct ebid_opts {

@@ -14,6 +14,8 @@ static const char *action_of(const struct ebid_plan *plan)
 
 	if (a & EBID_ACT_ADD_NOTE)
 		return (a & EBID_ACT_FILL) ? "injected" : "reserved";
+	if (a & EBID_ACT_ZERO)
+		return "reserved";
 	if (a & EBID_ACT_FILL)
 		return "backfilled";
 	if (a)

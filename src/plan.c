@@ -803,6 +803,17 @@ static int plan_existing(struct planner *p)
 	if (o->mode == EBID_MODE_BACKFILL && !zero && !o->force)
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
 				"build-id is already filled, not a reserved all-zero note (use --force to recompute)");
+	if (o->mode == EBID_MODE_RESERVE && !zero && o->force) {
+		/* reserve -f: back to a reserved note, to be backfilled. */
+		unsigned char zeros[EBID_MAX_ID] = { 0 };
+
+		memset(p->plan->id, 0, sizeof(p->plan->id));
+		ret = add_patch(p, g->desc_off, zeros, g->desc_len,
+				"descriptor zeroed (reserve --force)");
+		if (ret)
+			return ret;
+		p->plan->actions |= EBID_ACT_ZERO;
+	}
 	if (o->mode != EBID_MODE_RESERVE && (zero || o->force)) {
 		size_t want = o->id ? o->id_len : ebid_hash_id_len(o->alg);
 
@@ -953,6 +964,7 @@ void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len)
 		{ EBID_ACT_ADD_PT, "add-pt-note" },
 		{ EBID_ACT_MOVE_SHDRS, "move-section-headers" },
 		{ EBID_ACT_SHSTRTAB, "add-section-name" },
+		{ EBID_ACT_ZERO, "zero-id" },
 	};
 	size_t i, used = 0;
 
