@@ -60,6 +60,7 @@ struct result {
 	char *dest;                     /* link: where it went (owned) */
 	char *text;                     /* --dry-run listing (owned) */
 	unsigned long long dev, ino;
+	bool alias;                     /* another name of a listed inode */
 };
 
 extern const char *progname;

@@ -66,6 +66,7 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	}
 	if (e->skip) {
 		r->action = "skipped";
+		r->alias = e->alias_of != NULL;
 		skip_reason(r, e);
 		return;
 	}
@@ -142,6 +143,7 @@ static int write_manifest(const struct cli *cli, const struct result *v,
 	char *tmp = NULL;
 	FILE *f;
 	size_t i;
+	bool first = true;
 
 	if (asprintf(&tmp, "%s.tmp", cli->manifest) < 0)
 		return -ENOMEM;
@@ -159,7 +161,11 @@ static int write_manifest(const struct cli *cli, const struct result *v,
 		const struct result *r = &v[i];
 		bool ok = !r->status && strcmp(r->action, "skipped");
 
-		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
+		/* Each inode once: its other names are not listed again. */
+		if (r->alias)
+			continue;
+		fprintf(f, "%s\n    {\"path\": ", first ? "" : ",");
+		first = false;
 		json_str(f, r->path);
 		fprintf(f, ", \"action\": \"%s\", \"gnu_build_id\": ",
 			r->action);
@@ -211,6 +217,8 @@ int cmd_job(const struct cli *cli, char **args, int nargs)
 	for (i = 0; i < n; i++) {
 		size_t k;
 
+		if (v[i].alias)
+			continue;       /* counted once, under its first name */
 		for (k = 0; k < 7; k++)
 			if (v[i].action && !strcmp(v[i].action, kinds[k]))
 				counts[k]++;
