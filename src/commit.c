@@ -5,7 +5,9 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -16,6 +18,43 @@ void ebid_commit_init(struct ebid_commit *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+}
+
+/*
+ * Removes the temporaries ".NAME.ebid-XXXXXX" that a killed run left beside
+ * NAME. A live run holds an exclusive flock on its temporary from the moment
+ * it creates it, so a temporary we can lock has no writer left. Best effort:
+ * a failure here only leaves the old file where it was.
+ */
+static void remove_stale_temps(const char *dir, const char *name)
+{
+	size_t nlen = strlen(name);
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *e = de->d_name;
+		struct stat a, b;
+		int fd;
+
+		if (e[0] != '.' || strncmp(e + 1, name, nlen) ||
+		    strncmp(e + 1 + nlen, ".ebid-", 6) ||
+		    strlen(e + 1 + nlen + 6) != 6)
+			continue;
+		fd = openat(dirfd(d), e, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					 O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &a) && S_ISREG(a.st_mode) &&
+		    !flock(fd, LOCK_EX | LOCK_NB) &&
+		    !fstatat(dirfd(d), e, &b, AT_SYMLINK_NOFOLLOW) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			unlinkat(dirfd(d), e, 0);
+		close(fd);
+	}
+	closedir(d);
 }
 
 int ebid_commit_begin(struct ebid_commit *c, const char *target, char *err,
@@ -40,6 +79,7 @@ int ebid_commit_begin(struct ebid_commit *c, const char *target, char *err,
 		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
+	remove_stale_temps(c->dir, basename(dup2));
 	c->fd = mkostemp(c->tmp, O_CLOEXEC);
 	if (c->fd < 0) {
 		ret = ebid_err(err, errlen, -errno,
@@ -47,6 +87,13 @@ int ebid_commit_begin(struct ebid_commit *c, const char *target, char *err,
 			       c->dir, strerror(errno));
 		free(c->tmp);
 		c->tmp = NULL;
+		goto out;
+	}
+	/* Marks the temporary as in use (see remove_stale_temps()). */
+	if (flock(c->fd, LOCK_EX | LOCK_NB) != 0) {
+		ret = ebid_err(err, errlen, -errno,
+			       "cannot lock temporary file '%s': %s", c->tmp,
+			       strerror(errno));
 		goto out;
 	}
 out:
@@ -130,7 +177,7 @@ out:
 	return ret;
 }
 
-static bool same_file_state(const struct stat *a, const struct stat *b)
+bool ebid_same_file_state(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
 	       a->st_size == b->st_size &&
@@ -182,8 +229,13 @@ int ebid_commit_finish(struct ebid_commit *c, int in_fd,
 		}
 	}
 	/* Someone else changed the input: their change must not be lost. */
-	if (keep_all_meta &&
-	    (stat(c->target, &now) != 0 || !same_file_state(orig, &now))) {
+	if (keep_all_meta && stat(c->target, &now) != 0) {
+		ret = ebid_err(err, errlen, -errno,
+			       "cannot stat before replacing (to see whether the file changed): %s",
+			       strerror(errno));
+		goto fail;
+	}
+	if (keep_all_meta && !ebid_same_file_state(orig, &now)) {
 		ret = ebid_err(err, errlen, -EBID_ECHANGED,
 			       "file changed while it was being processed; left as it is");
 		goto fail;

@@ -25,6 +25,8 @@ int ebid_commit_begin(struct ebid_commit *c, const char *target, char *err,
 int ebid_commit_finish(struct ebid_commit *c, int in_fd,
 		       const struct stat *orig, bool keep_all_meta,
 		       bool preserve_times, char *err, size_t errlen);
+/* Same inode, size, modification and change times. */
+bool ebid_same_file_state(const struct stat *a, const struct stat *b);
 /* Removes the temp file and releases c. Accepts an initialised c. */
 void ebid_commit_abort(struct ebid_commit *c);
 

@@ -94,16 +94,32 @@ static int sync_dir_of(const char *path)
 	return ret;
 }
 
-/*
- * Undoes an interrupted run from its journal, if there is one for this
- * inode. Returns 1 when something was restored, 0 when there was nothing.
- */
-int ebid_inplace_recover(const char *path, int fd, const struct stat *st,
-			 char *err, size_t errlen)
+/* Removes the journal and makes that durable. */
+static int remove_journal(const char *path, const char *jp, char *err,
+			  size_t errlen)
+{
+	int ret;
+
+	if (unlink(jp) != 0)
+		return ebid_err(err, errlen, -errno,
+				"cannot remove journal '%s': %s (it is empty: the next run removes it)",
+				jp, strerror(errno));
+	ret = sync_dir_of(path);
+	if (ret)
+		return ebid_err(err, errlen, ret,
+				"cannot sync the directory after removing journal '%s': %s",
+				jp, strerror(-ret));
+	return 0;
+}
+
+/* Undoes a run from its journal; truncate also drops what it appended. */
+static int recover(const char *path, int fd, const struct stat *st,
+		   bool truncate, char *err, size_t errlen)
 {
 	char *jp = journal_path(path);
 	unsigned char hdr[40], *buf = NULL;
 	uint64_t count, i, pos = 40, size;
+	struct stat jst;
 	int jfd = -1, ret;
 
 	if (!jp)
@@ -114,6 +130,11 @@ int ebid_inplace_recover(const char *path, int fd, const struct stat *st,
 				      : ebid_err(err, errlen, -errno,
 						 "cannot open journal '%s': %s",
 						 jp, strerror(errno));
+		goto out;
+	}
+	/* An empty journal is one whose run completed: nothing to undo. */
+	if (fstat(jfd, &jst) == 0 && jst.st_size == 0) {
+		ret = remove_journal(path, jp, err, errlen);
 		goto out;
 	}
 	if (read_all(jfd, hdr, sizeof(hdr), 0) || memcmp(hdr, JNL_MAGIC, 8) ||
@@ -156,21 +177,48 @@ int ebid_inplace_recover(const char *path, int fd, const struct stat *st,
 		}
 		pos += 16 + len;
 	}
-	if (ftruncate(fd, (off_t)size) != 0 || fsync(fd) != 0) {
+	if ((truncate && ftruncate(fd, (off_t)size) != 0) || fsync(fd) != 0) {
 		ret = ebid_err(err, errlen, -errno,
 			       "cannot restore from journal '%s': %s", jp,
 			       strerror(errno));
 		goto out;
 	}
-	unlink(jp);
-	sync_dir_of(path);
-	ret = 1;
+	ret = remove_journal(path, jp, err, errlen);
+	if (!ret)
+		ret = 1;
 out:
 	if (jfd >= 0)
 		close(jfd);
 	free(buf);
 	free(jp);
 	return ret;
+}
+
+/*
+ * Undoes an interrupted run from its journal, if there is one for this
+ * inode. Returns 1 when something was restored, 0 when there was nothing.
+ */
+int ebid_inplace_recover(const char *path, int fd, const struct stat *st,
+			 char *err, size_t errlen)
+{
+	return recover(path, fd, st, true, err, errlen);
+}
+
+/* Another process changed the file since st was taken. */
+static int changed_since(int fd, const struct stat *st, uint64_t size,
+			 bool times, char *err, size_t errlen)
+{
+	struct stat now;
+
+	if (fstat(fd, &now) != 0)
+		return ebid_err(err, errlen, -errno,
+				"cannot stat (to see whether the file changed): %s",
+				strerror(errno));
+	if ((uint64_t)now.st_size != size ||
+	    (times && !ebid_same_file_state(st, &now)))
+		return ebid_err(err, errlen, -EBID_ECHANGED,
+				"file changed while it was being processed; left as it is");
+	return 0;
 }
 
 static int journal_range(int jfd, uint64_t *pos, int fd, uint64_t off,
@@ -212,6 +260,10 @@ int ebid_inplace_write(const char *path, int fd, const struct stat *st,
 
 	if (!jp)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	/* Read and hashed: the bytes must still be the ones we read. */
+	ret = changed_since(fd, st, plan->in_size, true, err, errlen);
+	if (ret)
+		goto out;
 	jfd = open(jp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 		   0600);
 	if (jfd < 0) {
@@ -243,6 +295,10 @@ int ebid_inplace_write(const char *path, int fd, const struct stat *st,
 		goto out;
 	}
 
+	ret = changed_since(fd, st, plan->in_size, true, err, errlen);
+	if (ret)
+		goto out;
+
 	/* From here on the journal can undo every byte we write. */
 	touched = true;
 	for (i = 0; !ret && i < plan->npatches; i++)
@@ -266,20 +322,45 @@ int ebid_inplace_write(const char *path, int fd, const struct stat *st,
 			       strerror(-ret));
 		goto out;
 	}
+	/*
+	 * Our own writes changed the times, so only the size can still tell
+	 * a writer that appended meanwhile (see docs/reliability.md).
+	 */
+	ret = changed_since(fd, st, plan->in_size + plan->append_len, false,
+			    err, errlen);
 	/* The journal goes only once the result has been checked. */
-	ret = check ? check(arg, fd, err, errlen) : 0;
+	if (!ret && check)
+		ret = check(arg, fd, err, errlen);
+	/* Committed: an empty journal undoes nothing, even if it stays. */
+	if (!ret && ftruncate(jfd, 0) != 0)
+		ret = ebid_err(err, errlen, -errno,
+			       "cannot truncate journal '%s': %s", jp,
+			       strerror(errno));
+	if (!ret && fsync(jfd) != 0)
+		ret = ebid_err(err, errlen, -errno,
+			       "cannot sync journal '%s': %s", jp,
+			       strerror(errno));
+	if (!ret) {
+		touched = false;
+		ret = remove_journal(path, jp, err, errlen);
+		have_journal = false;
+	}
 out:
 	if (jfd >= 0)
 		close(jfd);
 	if (ret && touched) {
 		char why[EBID_ERRLEN];
 
-		/* Put the original bytes back; keep the journal if we cannot. */
-		if (ebid_inplace_recover(path, fd, st, why, sizeof(why)) < 0)
+		/*
+		 * Put the original bytes back; keep the journal if we cannot.
+		 * Drop only what we appended, not what another writer did.
+		 */
+		if (recover(path, fd, st, plan->append_len > 0, why,
+			    sizeof(why)) < 0)
 			ebid_err(err, errlen, ret,
 				 "in-place write failed and undo failed (%s); journal kept",
 				 why);
-	} else if (have_journal) {
+	} else if (ret && have_journal) {
 		unlink(jp);
 		sync_dir_of(path);
 	}

@@ -207,6 +207,18 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 				       strerror(errno));
 			goto out;
 		}
+		/*
+		 * The directory decides whether a rename may replace the
+		 * file; the file's own mode says whether its owner meant it
+		 * to be written. Honour the second too, as cp and sed -i do.
+		 */
+		if (faccessat(AT_FDCWD, real, W_OK, AT_EACCESS) != 0) {
+			ret = ebid_err(err, errlen, -errno,
+				       "not writable (mode %04o): %s; nothing changed",
+				       (unsigned)(st.st_mode & 07777),
+				       strerror(errno));
+			goto out;
+		}
 	}
 	ret = ebid_commit_begin(&c, job->output ? job->output : real, err,
 				errlen);

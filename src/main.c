@@ -2,6 +2,7 @@
 /* elf-buildid command line: options, dispatch and exit codes. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,12 @@ int main(int argc, char **argv)
 	size_t id_len;
 	bool is_job, is_link;
 	long n;
+
+	/*
+	 * A file-size limit (ulimit -f) must give EFBIG, which the write path
+	 * reports with the file's name, not kill us halfway.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 
 	if (argc < 2)
 		return usage(stderr), EXIT_USAGE;

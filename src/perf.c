@@ -63,6 +63,7 @@ int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
 	const char *perf = find_perf();
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
+	sigset_t dflt;
 	bool attr_ready = false;
 	int pipefd[2] = { -1, -1 }, status = 0, ret;
 	bool fa_ready = false, have_home = false, timed_out = false;
@@ -116,7 +117,13 @@ int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
 			goto out;
 		}
 		attr_ready = true;
-		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+		/* perf gets the default disposition of what we ignore. */
+		sigemptyset(&dflt);
+		sigaddset(&dflt, SIGXFSZ);
+		sigaddset(&dflt, SIGPIPE);
+		posix_spawnattr_setsigdefault(&attr, &dflt);
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+						       POSIX_SPAWN_SETSIGDEF);
 		posix_spawnattr_setpgroup(&attr, 0);
 		ret = posix_spawn(&pid, perf, &fa, &attr, argv, envp);
 		if (ret) {
