@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -112,6 +113,7 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	char err[EBID_ERRLEN], phex[128];
 	const struct ebid_note *g = &elf.gnu;
 	const char *why;
+	struct stat st;
 	int ret;
 
 	r->dev = e->dev;
@@ -129,6 +131,14 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		return;
 	}
 	ret = ebid_elf_open(&elf, e->path, err, sizeof(err));
+	/* A directory named without -r would pass a gate that checked nothing. */
+	if (ret == -EBID_ENOTELF && !stat(e->path, &st) && S_ISDIR(st.st_mode)) {
+		r->status = EXIT_FILE;
+		r->action = "error";
+		snprintf(r->msg, sizeof(r->msg),
+			 "is a directory (use -r to check the files in it)");
+		return;
+	}
 	if (ret == -EBID_ENOTELF) {
 		r->action = "skip";
 		snprintf(r->msg, sizeof(r->msg), "%s", err);

@@ -32,6 +32,7 @@ void ebid_commit_abort(struct ebid_commit *c);
 
 
 /* In-place editing with an undo journal beside the file (inplace.c). */
+bool ebid_inplace_pending(const char *path);
 int ebid_inplace_recover(const char *path, int fd, const struct stat *st,
 			 char *err, size_t errlen);
 typedef int (*ebid_check_fn)(void *arg, int fd, char *err, size_t errlen);

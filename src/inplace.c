@@ -194,6 +194,16 @@ out:
 	return ret;
 }
 
+bool ebid_inplace_pending(const char *path)
+{
+	char *jp = journal_path(path);
+	struct stat st;
+	bool ret = jp && lstat(jp, &st) == 0;
+
+	free(jp);
+	return ret;
+}
+
 /*
  * Undoes an interrupted run from its journal, if there is one for this
  * inode. Returns 1 when something was restored, 0 when there was nothing.

@@ -142,9 +142,36 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ret = ebid_err(err, errlen, -EBID_ENOTELF, "%s",
-			       S_ISDIR(st.st_mode) ? "is a directory"
-						   : "not a regular file");
+			       S_ISDIR(st.st_mode)
+				       ? "is a directory (use -r to walk it)"
+				       : "not a regular file");
 		goto out;
+	}
+	if (!in_place && ebid_inplace_pending(job->path)) {
+		/* The bytes are half edited: undo before anything reads them. */
+		int wfd;
+
+		if (job->dry_run || job->output) {
+			ret = ebid_err(err, errlen, -EBID_ECHANGED,
+				       "an interrupted --in-place run left its journal beside it; run inject on the file itself first to undo it");
+			goto out;
+		}
+		wfd = open(job->path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+		if (wfd < 0) {
+			ret = ebid_err(err, errlen, -errno,
+				       "cannot open to undo an interrupted --in-place run: %s",
+				       strerror(errno));
+			goto out;
+		}
+		ret = ebid_inplace_recover(job->path, wfd, &st, err, errlen);
+		close(wfd);
+		if (ret < 0)
+			goto out;
+		if (fstat(src.fd, &st) != 0) {
+			ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
+				       strerror(errno));
+			goto out;
+		}
 	}
 	if (in_place) {
 		/* A journal left by a killed run is undone first. */

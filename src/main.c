@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -25,7 +26,8 @@ static void usage(FILE *f)
 "  reserve    only add a zero-filled note (to be filled by backfill)\n"
 "  backfill   only hash the file and fill a reserved (all-zero) note\n"
 "  show       print the GNU and Go build-ids and where they lie\n"
-"  verify     the CI gate: id present, non-zero, kernel-visible, seen by perf\n"
+"  verify     the CI gate: id present, in its section, 1-20 bytes, non-zero,\n"
+	"             kernel-visible, seen by perf, unique across the files\n"
 "  link       make files findable by id (--debug-dir, --perf-cache)\n"
 "\n"
 "Options for inject, reserve and backfill:\n"
@@ -34,13 +36,16 @@ static void usage(FILE *f)
 "      --hash=ALG       sha1 (default, 20 bytes), sha256 (truncated to 20), md5 (16),\n"
 "                       sha1-tree (parallel, for large files; docs/build-id.md)\n"
 "      --id=0xHEX       use this id (1 to 20 bytes) instead of a hash\n"
-"  -f, --force          recompute (or replace) an id that is already there\n"
+	"                       (inject and backfill, not with -r)\n"
+"  -f, --force          recompute (or replace) an id that is already there;\n"
+	"                       with reserve, zero it so backfill can fill it again\n"
 "      --in-place       edit the file's own inode (journal first) instead of\n"
 "                       replacing it; needed for files with several hard links\n"
 "      --preserve-times keep the file's access and modification times\n"
 "      --manifest=FILE  write a JSON record of every file handled\n"
 "Options for verify:\n"
 "      --content-hash   also require the id to be the hash of the file's bytes\n"
+	"                       (with --hash=ALG when it was not stamped with sha1)\n"
 "      --perf=MODE      auto (skip the perf check if perf is absent), require, off\n"
 "      --allow-missing=GLOB  files matching GLOB may lack an id (repeatable)\n"
 "      --json           one JSON document on standard output\n"
@@ -50,7 +55,8 @@ static void usage(FILE *f)
 "      --perf-cache[=DIR]  place FILE in perf's build-id cache (default ~/.debug)\n"
 "      --debug-file=F   the separate debug file of FILE (one FILE only)\n"
 "Common options:\n"
-"  -r, --recursive      FILE may be a directory: walk it (non-programs skipped)\n"
+"  -r, --recursive      FILE may be a directory: walk it (non-programs skipped;\n"
+	"                       not for show)\n"
 "      --exclude=GLOB   leave out paths or names matching GLOB (repeatable)\n"
 "  -j, --jobs=N         files processed in parallel (default: number of CPUs)\n"
 "  -q, --quiet          print no result lines\n"
@@ -63,8 +69,9 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 success; 1 a verify check failed; 2 a file could not be\n"
 "processed (unreadable, malformed, not ELF, no safe placement, collision);\n"
-"64 usage error. With several files each is processed and reported; the\n"
-"worst status wins.\n",
+"64 usage error. verify and -r skip non-ELF files and ELF files that are\n"
+"not programs or shared libraries instead. With several files each is\n"
+"processed and reported; the worst status wins.\n",
 		progname);
 }
 
@@ -129,6 +136,7 @@ int main(int argc, char **argv)
 	};
 	struct cli cli = { .perf = PERF_AUTO };
 	char *end, *home_cache = NULL;
+	const char *cache_next = NULL;
 	int c, status, nfiles;
 	size_t id_len;
 	bool is_job, is_link;
@@ -241,6 +249,8 @@ int main(int argc, char **argv)
 			cli.debug_dir = optarg;
 			break;
 		case OPT_PERFCACHE:
+			if (!optarg && optind < argc)
+				cache_next = argv[optind];
 			if (optarg) {
 				cli.perf_cache = optarg;
 			} else if (getenv("HOME") &&
@@ -295,6 +305,14 @@ int main(int argc, char **argv)
 	if (strcmp(cli.command, "verify") &&
 	    (cli.content_hash || cli.json || cli.junit || cli.nallow_missing))
 		return usage_error("%s", "--content-hash, --json, --junit and --allow-missing are for verify");
+	/* "--perf-cache DIR" reads DIR as a file: its value needs '='. */
+	if (is_link && cache_next && !cli.recursive) {
+		struct stat st;
+
+		if (!stat(cache_next, &st) && S_ISDIR(st.st_mode))
+			return usage_error("--perf-cache takes its directory as --perf-cache=DIR; '%s' would be a FILE",
+					   cache_next);
+	}
 	if (is_link && !cli.debug_dir && !cli.perf_cache)
 		return usage_error("%s", "link needs --debug-dir=DIR or --perf-cache");
 	if (!is_link && (cli.debug_dir || cli.perf_cache || cli.debug_file))
