@@ -730,7 +730,10 @@ static int check_patches(struct planner *p)
 	struct ebid_plan *plan = p->plan;
 	size_t i;
 
-	qsort(plan->patches, plan->npatches, sizeof(*plan->patches), cmp_patch);
+	/* qsort() wants a valid array even for zero elements. */
+	if (plan->npatches > 1)
+		qsort(plan->patches, plan->npatches, sizeof(*plan->patches),
+		      cmp_patch);
 	for (i = 0; i < plan->npatches; i++) {
 		const struct ebid_patch *pt = &plan->patches[i];
 
