@@ -25,6 +25,7 @@ static void make_page(unsigned char *p, unsigned char data, uint64_t note_off,
 	memcpy(p, "\177ELF", 4);
 	p[4] = 2;
 	p[5] = data;
+	ebid_put(p + 16, 2, 2, data);                   /* e_type ET_EXEC */
 	ebid_put(p + 56, 2, 1, data);                   /* e_phnum */
 	ebid_put(p + 64, 4, EBID_PT_NOTE, data);        /* p_type */
 	ebid_put(p + 64 + 8, 8, note_off, data);        /* p_offset */
@@ -144,6 +145,19 @@ static void test_kernel(void)
 	make_page(p, 1, 0xf00, 36, 4, 0, 3, "GNU");
 	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 0,
 	   "descsz 0 is not an id");
+	make_page(p, 1, 0xf00, 36, 4, 20, 3, "GNU");
+	ebid_put(p + 16, 2, 1, 1);
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 0,
+	   "ET_REL: the kernel reads only ET_EXEC and ET_DYN");
+	ebid_put(p + 16, 2, 3, 1);
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 20,
+	   "ET_DYN is read");
+	ebid_put(p + 52, 2, 99, 1);
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 20,
+	   "e_ehsize is ignored: program headers at sizeof(Ehdr)");
+	make_page(p, 1, 0xf00, 36 + (1ull << 32), 4, 20, 3, "GNU");
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 20,
+	   "p_filesz is read as an Elf32_Word, as the kernel does");
 	free(p);
 }
 
