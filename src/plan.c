@@ -383,6 +383,28 @@ static int grow_phdrs(struct planner *p)
 	}
 	if (!range_free(p, end, ent, false))
 		return no_room(p, "no free bytes after the program header table");
+	/*
+	 * A PT_PHDR grows with the table, so it must describe exactly the
+	 * table; growing any other one would point it at unrelated bytes.
+	 */
+	for (i = 0; i < p->phnum; i++) {
+		const struct ebid_phdr *ph = &p->phdrs[i];
+
+		if (ph->type != EBID_PT_PHDR)
+			continue;
+		if (ph->offset != elf->phoff)
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: program header [%zu]: PT_PHDR p_offset 0x%llx is not e_phoff 0x%llx",
+					i, (unsigned long long)ph->offset,
+					(unsigned long long)elf->phoff);
+		if (ph->filesz != end - elf->phoff ||
+		    ph->memsz != ph->filesz)
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: program header [%zu]: PT_PHDR p_filesz %llu/p_memsz %llu, but the table has %llu bytes",
+					i, (unsigned long long)ph->filesz,
+					(unsigned long long)ph->memsz,
+					(unsigned long long)(end - elf->phoff));
+	}
 	mark(p, end, ent, B_CLAIMED);
 	for (i = 0; i < p->phnum; i++)
 		if (p->phdrs[i].type == EBID_PT_PHDR) {
@@ -747,7 +769,46 @@ static int check_patches(struct planner *p)
 	return 0;
 }
 
-/* Applies the plan to a copy of the first page and runs the kernel's reader. */
+/*
+ * A patch must not change the bytes of a section of the input (other than
+ * the descriptor of the note it fills): a section overlapping a header we
+ * rewrite (a .shstrtab over the program headers, say) would change under
+ * the plan, names and all.
+ */
+static int check_sections_kept(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_plan *plan = p->plan;
+	size_t i, j;
+
+	for (i = 0; i < plan->npatches; i++) {
+		const struct ebid_patch *pt = &plan->patches[i];
+
+		for (j = 1; j < elf->shnum; j++) {
+			const struct ebid_shdr *s = &elf->shdrs[j];
+
+			if (s->type == EBID_SHT_NOBITS || s->type == 0 ||
+			    !s->size || pt->off >= s->offset + s->size ||
+			    pt->off + pt->len <= s->offset)
+				continue;
+			if (j == elf->gnu.shndx && elf->gnu.present &&
+			    pt->off >= elf->gnu.desc_off &&
+			    pt->off + pt->len <=
+				    elf->gnu.desc_off + elf->gnu.desc_len)
+				continue;
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: section header [%zu]: sh_offset 0x%llx/sh_size %llu overlap the %s that the plan must change",
+					j, (unsigned long long)s->offset,
+					(unsigned long long)s->size, pt->what);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Applies the plan to a copy of the first page (appended bytes included,
+ * for a file shorter than a page) and runs the kernel's reader.
+ */
 static int check_kernel_view(struct planner *p)
 {
 	struct ebid_plan *plan = p->plan;
@@ -755,7 +816,18 @@ static int check_kernel_view(struct planner *p)
 	uint64_t desc_off = 0;
 	size_t i, len = p->page;
 
+	/* elfread and newer kernels read the table at e_phoff. */
+	if (p->elf->phoff != ehsize_of(p->elf))
+		return no_room(p, "program headers do not follow the ELF header (e_phoff), where the kernel reads them");
 	memcpy(page, p->elf->head, len);
+	if (len < EBID_PAGE && plan->append_len) {
+		size_t more = EBID_PAGE - len < plan->append_len
+				      ? EBID_PAGE - len
+				      : plan->append_len;
+
+		memcpy(page + len, plan->append, more);
+		len += more;
+	}
 	for (i = 0; i < plan->npatches; i++) {
 		const struct ebid_patch *pt = &plan->patches[i];
 
@@ -943,6 +1015,8 @@ int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
 	}
 	plan->out_size = plan->in_size + plan->append_len;
 	ret = check_patches(p);
+	if (!ret)
+		ret = check_sections_kept(p);
 	if (!ret && plan->actions)
 		ret = check_kernel_view(p);
 out:
