@@ -233,6 +233,11 @@ static int read_names(struct ebid_elf *elf, const struct ebid_src *src,
 				"cannot read section name table: %s",
 				strerror(-ret));
 	elf->shstrtab[st->size] = '\0';
+	/* Section 0 keeps name "" here, but its sh_name must be in range. */
+	if (elf->shdrs[0].name >= st->size && elf->shdrs[0].name)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [0]: sh_name %u out of range",
+				elf->shdrs[0].name);
 	for (i = 1; i < elf->shnum; i++) {
 		struct ebid_shdr *s = &elf->shdrs[i];
 
