@@ -46,6 +46,13 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 			if (elf.gnu_kernel_visible)
 				printf("  kernel-visible: yes (PT_NOTE program header [%d])\n",
 				       g->pt_index);
+			else if (elf.type != 2 && elf.type != 3)
+				printf("  kernel-visible: no (e_type %u: the kernel reads only executables and shared libraries)\n",
+				       elf.type);
+			else if (elf.phoff !=
+				 (elf.elfclass == 2 ? 64u : 52u))
+				printf("  kernel-visible: no (e_phoff 0x%llx: the kernel reads program headers right after the ELF header)\n",
+				       (unsigned long long)elf.phoff);
 			else if (g->pt_index >= 0)
 				printf("  kernel-visible: no (PT_NOTE [%d] covers it, but not inside the first page)\n",
 				       g->pt_index);
@@ -112,6 +119,7 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	char err[EBID_ERRLEN], phex[128];
 	const struct ebid_note *g = &elf.gnu;
 	const char *why;
+	size_t dup;
 	int ret;
 
 	r->dev = e->dev;
@@ -163,7 +171,15 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		  (unsigned long long)g->note_off);
 	if (g->desc_len <= EBID_MAX_ID)
 		ebid_hex(r->id, g->desc, g->desc_len);
-	if (g->shndx &&
+	for (dup = 1; dup < elf.shnum; dup++)
+		if (dup != g->shndx &&
+		    !strcmp(elf.shdrs[dup].name_str, ".note.gnu.build-id"))
+			break;
+	if (g->shndx && dup < elf.shnum)
+		add_check(r, "section", "fail",
+			  "section [%zu] is also named .note.gnu.build-id; readers by name may take it instead of section [%zu]",
+			  dup, g->shndx);
+	else if (g->shndx &&
 	    !strcmp(elf.shdrs[g->shndx].name_str, ".note.gnu.build-id") &&
 	    (elf.shdrs[g->shndx].flags & 0x2) &&
 	    elf.shdrs[g->shndx].type == 7 /* SHT_NOTE */)
