@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests (TAP) for the pure functions: bytes, hex, notes, kernel view. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -161,12 +164,51 @@ static void test_kernel(void)
 	free(p);
 }
 
+/* ebid_elf_read names what is wrong with the first bytes. */
+static void test_elf_head(void)
+{
+	unsigned char *p = malloc(EBID_PAGE);
+	struct ebid_src src = { .fd = -1, .mem = p };
+	struct ebid_elf elf;
+	char err[EBID_ERRLEN];
+	int ret;
+
+	make_page(p, 1, 0xf00, 36, 4, 20, 3, "GNU");
+	p[6] = 1; /* EI_VERSION */
+	src.size = 33;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EBID_EMALFORMED && strstr(err, "ELF header truncated"),
+	   "a file cut inside the ELF header names the header");
+	src.size = 10;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EBID_EMALFORMED && strstr(err, "ELF header truncated"),
+	   "a file cut inside e_ident names the header");
+	src.size = 3;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EBID_ENOTELF, "three bytes are not an ELF file");
+	src.size = EBID_PAGE;
+	p[6] = 0;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EBID_EMALFORMED && strstr(err, "EI_VERSION 0"),
+	   "EI_VERSION 0 is named");
+	/* A read that fails is not "not an ELF file" (verify would skip). */
+	src.fd = open(".", O_RDONLY | O_DIRECTORY);
+	src.size = EBID_PAGE;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EISDIR && !strncmp(err, "cannot read: ", 13),
+	   "a failed first read is an error with its cause");
+	if (src.fd >= 0)
+		close(src.fd);
+	free(p);
+}
+
 int main(void)
 {
 	test_bytes();
 	test_hex();
 	test_notes();
 	test_kernel();
+	test_elf_head();
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }
