@@ -197,6 +197,11 @@ static int check_ext_shnum(const struct ebid_elf *elf,
 		return ebid_err(err, errlen, -EBID_EMALFORMED,
 				"malformed ELF: section header [0]: sh_size (e_shnum) %llu: section header table past end of file",
 				(unsigned long long)count);
+	/* No section at all, yet a name table is named: a broken e_shnum. */
+	if (elf->raw_shstrndx)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: e_shnum 0 and section header [0] sh_size 0 (no sections), but e_shstrndx %u",
+				elf->raw_shstrndx);
 	return 0;
 }
 
