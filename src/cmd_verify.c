@@ -47,6 +47,13 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 			if (elf.gnu_kernel_visible)
 				printf("  kernel-visible: yes (PT_NOTE program header [%d])\n",
 				       g->pt_index);
+			else if (elf.type != 2 && elf.type != 3)
+				printf("  kernel-visible: no (e_type %u: the kernel reads only executables and shared libraries)\n",
+				       elf.type);
+			else if (elf.phoff !=
+				 (elf.elfclass == 2 ? 64u : 52u))
+				printf("  kernel-visible: no (e_phoff 0x%llx is not sizeof(Ehdr): kernels before 6.12 read program headers at sizeof(Ehdr), newer ones at e_phoff)\n",
+				       (unsigned long long)elf.phoff);
 			else if (g->pt_index >= 0)
 				printf("  kernel-visible: no (PT_NOTE [%d] covers it, but not inside the first page)\n",
 				       g->pt_index);
@@ -114,6 +121,7 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	const struct ebid_note *g = &elf.gnu;
 	const char *why;
 	struct stat st;
+	size_t dup;
 	int ret;
 
 	r->dev = e->dev;
@@ -173,7 +181,28 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		  (unsigned long long)g->note_off);
 	if (g->desc_len <= EBID_MAX_ID)
 		ebid_hex(r->id, g->desc, g->desc_len);
-	if (g->shndx &&
+	for (dup = 1; dup < elf.shnum; dup++)
+		if (dup != g->shndx &&
+		    !strcmp(elf.shdrs[dup].name_str, ".note.gnu.build-id"))
+			break;
+	/* Section 0's name is not read into name_str; readers may use it. */
+	if (elf.shnum && elf.shdrs[0].name &&
+	    elf.shdrs[0].name < elf.shstrtab_size &&
+	    !strcmp(elf.shstrtab + elf.shdrs[0].name, ".note.gnu.build-id"))
+		dup = 0;
+	if (g->shndx && dup < elf.shnum)
+		add_check(r, "section", "fail",
+			  "section [%zu] is also named .note.gnu.build-id; readers by name may take it instead of section [%zu]",
+			  dup, g->shndx);
+	else if (g->shndx &&
+		 g->note_off + g->note_size >
+			 elf.shdrs[g->shndx].offset + elf.shdrs[g->shndx].size)
+		add_check(r, "section", "fail",
+			  "section [%zu] sh_size %llu cuts the note's padding to sh_addralign %llu",
+			  g->shndx,
+			  (unsigned long long)elf.shdrs[g->shndx].size,
+			  (unsigned long long)elf.shdrs[g->shndx].addralign);
+	else if (g->shndx &&
 	    !strcmp(elf.shdrs[g->shndx].name_str, ".note.gnu.build-id") &&
 	    (elf.shdrs[g->shndx].flags & 0x2) &&
 	    elf.shdrs[g->shndx].type == 7 /* SHT_NOTE */)

@@ -69,6 +69,23 @@ static int check_ehdr(struct ebid_elf *elf, char *err, size_t errlen)
 		    elf->file_size - elf->shoff < shsize)
 			return ebid_err(err, errlen, -EBID_EMALFORMED,
 					"malformed ELF: e_shoff past end of file");
+		/*
+		 * libelf counts no section at all when the table runs past
+		 * the end of the file; the notes would then look sectionless.
+		 */
+		if (elf->raw_shnum &&
+		    elf->raw_shnum > (elf->file_size - elf->shoff) / shsize)
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: e_shoff/e_shnum: section header table past end of file");
+		if (!elf->shoff)
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: e_shnum %u with e_shoff 0",
+					elf->raw_shnum);
+		if (elf->raw_shnum && elf->raw_shnum < SHN_LORESERVE &&
+		    elf->shnum != elf->raw_shnum)
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: e_shnum %u, but libelf reads %zu section headers",
+					elf->raw_shnum, elf->shnum);
 	}
 	return 0;
 }
@@ -155,6 +172,39 @@ static int read_headers(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * With e_shnum 0 the count is section 0's sh_size (extended numbering);
+ * libelf counts no section when that table runs past the end of the file.
+ */
+static int check_ext_shnum(const struct ebid_elf *elf,
+			   const struct ebid_src *src, char *err, size_t errlen)
+{
+	size_t width = elf->elfclass == ELFCLASS64 ? 8 : 4;
+	size_t at = elf->elfclass == ELFCLASS64 ? 32 : 20;
+	unsigned char buf[8];
+	uint64_t count;
+	int ret;
+
+	if (elf->raw_shnum || !elf->shoff || elf->shnum)
+		return 0;
+	ret = ebid_src_read(src, elf->shoff + at, buf, width);
+	if (ret)
+		return ebid_err(err, errlen, ret,
+				"cannot read section header [0]: %s",
+				strerror(-ret));
+	count = ebid_get(buf, width, elf->data);
+	if (count)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [0]: sh_size (e_shnum) %llu: section header table past end of file",
+				(unsigned long long)count);
+	/* No section at all, yet a name table is named: a broken e_shnum. */
+	if (elf->raw_shstrndx)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: e_shnum 0 and section header [0] sh_size 0 (no sections), but e_shstrndx %u",
+				elf->raw_shstrndx);
+	return 0;
+}
+
 static int read_names(struct ebid_elf *elf, const struct ebid_src *src,
 		      char *err, size_t errlen)
 {
@@ -188,6 +238,11 @@ static int read_names(struct ebid_elf *elf, const struct ebid_src *src,
 				"cannot read section name table: %s",
 				strerror(-ret));
 	elf->shstrtab[st->size] = '\0';
+	/* Section 0 keeps name "" here, but its sh_name must be in range. */
+	if (elf->shdrs[0].name >= st->size && elf->shdrs[0].name)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [0]: sh_name %u out of range",
+				elf->shdrs[0].name);
 	for (i = 1; i < elf->shnum; i++) {
 		struct ebid_shdr *s = &elf->shdrs[i];
 
@@ -307,6 +362,7 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		  size_t errlen)
 {
 	unsigned char ident[EI_NIDENT];
+	size_t ident_len;
 	Elf *e = NULL;
 	char *copy = NULL;
 	GElf_Ehdr eh;
@@ -320,9 +376,25 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 	if (ret)
 		return ret;
 	elf->file_size = src->size;
-	if (src->size < EI_NIDENT || ebid_src_read(src, 0, ident, EI_NIDENT) ||
-	    memcmp(ident, ELFMAG, SELFMAG) != 0) {
+	/*
+	 * A read that fails is an error of its own: calling the file "not an
+	 * ELF file" would let verify skip a file it could not read.
+	 */
+	ident_len = src->size < EI_NIDENT ? (size_t)src->size : EI_NIDENT;
+	ret = ebid_src_read(src, 0, ident, ident_len);
+	if (ret) {
+		ret = ebid_err(err, errlen, ret, "cannot read: %s",
+			       strerror(-ret));
+		goto out;
+	}
+	if (ident_len < SELFMAG || memcmp(ident, ELFMAG, SELFMAG) != 0) {
 		ret = ebid_err(err, errlen, -EBID_ENOTELF, "not an ELF file");
+		goto out;
+	}
+	if (ident_len < EI_NIDENT) {
+		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
+			       "malformed ELF: ELF header truncated (file has %zu bytes)",
+			       ident_len);
 		goto out;
 	}
 	if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) {
@@ -337,8 +409,21 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 			       ident[EI_DATA]);
 		goto out;
 	}
+	if (ident[EI_VERSION] != EV_CURRENT) {
+		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
+			       "malformed ELF: EI_VERSION %u, expected %u",
+			       ident[EI_VERSION], EV_CURRENT);
+		goto out;
+	}
 	elf->elfclass = ident[EI_CLASS];
 	elf->data = ident[EI_DATA];
+	if (src->size < ebid_ehdr_layouts[elf->elfclass - 1].size) {
+		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
+			       "malformed ELF: ELF header truncated (file has %llu of %zu bytes)",
+			       (unsigned long long)src->size,
+			       ebid_ehdr_layouts[elf->elfclass - 1].size);
+		goto out;
+	}
 
 	elf->head_len = src->size < EBID_PAGE ? (size_t)src->size : EBID_PAGE;
 	elf->head = malloc(elf->head_len);
@@ -366,8 +451,12 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		e = elf_memory(copy, src->size);
 	}
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+		int e_errno = elf_errno();
+
 		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
-			       "malformed ELF: %s", elf_errmsg(-1));
+			       "malformed ELF: ELF header: %s",
+			       e_errno ? elf_errmsg(e_errno)
+				       : "rejected by libelf");
 		goto out;
 	}
 	elf->type = eh.e_type;
@@ -383,6 +472,9 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 	if (eh.e_phnum == 0 || eh.e_phoff == 0)
 		elf->phnum = 0;
 	ret = read_headers(elf, e, err, errlen);
+	if (ret)
+		goto out;
+	ret = check_ext_shnum(elf, src, err, errlen);
 	if (ret)
 		goto out;
 	ret = read_names(elf, src, err, errlen);
@@ -438,8 +530,13 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		elf->gnu.pt_index = find_covering_pt(elf, src, elf->gnu.note_off);
 	if (elf->go.present)
 		elf->go.pt_index = find_covering_pt(elf, src, elf->go.note_off);
-	if (elf->gnu.present && elf->phoff == elf->ehsize &&
-	    elf->ehsize == ebid_ehdr_layouts[elf->elfclass - 1].size &&
+	/*
+	 * The kernel ignores e_ehsize and reads the program headers at
+	 * sizeof(Ehdr) (before 6.12) or at e_phoff (since): only a table at
+	 * sizeof(Ehdr) is read the same by both.
+	 */
+	if (elf->gnu.present &&
+	    elf->phoff == ebid_ehdr_layouts[elf->elfclass - 1].size &&
 	    ebid_kernel_build_id(elf->head, elf->head_len, kid, NULL, &kdesc) &&
 	    kdesc == elf->gnu.desc_off)
 		elf->gnu_kernel_visible = true;

@@ -12,6 +12,8 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ELF constants we need without pulling <elf.h> into every module. */
+#define EBID_ET_EXEC 2
+#define EBID_ET_DYN 3
 #define EBID_PT_LOAD 1
 #define EBID_PT_NOTE 4
 #define EBID_PT_PHDR 6

@@ -48,6 +48,7 @@ size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
 {
 	unsigned char cls, d;
 	size_t ehsize, phsize, phnum, i, page = EBID_PAGE;
+	uint64_t type;
 
 	if (head_len < page)
 		page = head_len; /* bytes past EOF do not exist */
@@ -61,22 +62,26 @@ size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
 	phsize = cls == 2 ? 56 : 32;
 	if (page < ehsize)
 		return 0;
+	/* Only executables and shared objects (e_type at offset 16). */
+	type = ebid_get(head + 16, 2, d);
+	if (type != EBID_ET_EXEC && type != EBID_ET_DYN)
+		return 0;
 	phnum = (size_t)ebid_get(head + ebid_ehdr_layouts[cls - 1].phnum, 2, d);
 	/* The kernel only supports program headers that fit in one page. */
-	if (phnum > (EBID_PAGE - ehsize) / phsize)
+	if (phnum > (EBID_PAGE - ehsize) / phsize ||
+	    ehsize + phnum * phsize > page)
 		return 0;
 	for (i = 0; i < phnum; i++) {
 		const unsigned char *ph = head + ehsize + i * phsize;
-		uint64_t type, off, filesz, noff;
+		uint64_t off, filesz, noff;
 
-		if (ehsize + (i + 1) * phsize > page)
-			return 0;
 		type = ebid_get(ph, 4, d);
 		if (type != EBID_PT_NOTE)
 			continue;
 		off = ebid_get(ph + (cls == 2 ? 8 : 4), cls == 2 ? 8 : 4, d);
-		filesz = ebid_get(ph + (cls == 2 ? 32 : 16), cls == 2 ? 8 : 4,
-				  d);
+		/* The kernel takes the size as an Elf32_Word: truncated. */
+		filesz = (uint32_t)ebid_get(ph + (cls == 2 ? 32 : 16),
+					    cls == 2 ? 8 : 4, d);
 		if (off > page || filesz > page - off)
 			continue; /* only notes wholly inside the first page */
 		/* The kernel's walk: 4-byte alignment, first GNU/3 note wins. */

@@ -383,6 +383,28 @@ static int grow_phdrs(struct planner *p)
 	}
 	if (!range_free(p, end, ent, false))
 		return no_room(p, "no free bytes after the program header table");
+	/*
+	 * A PT_PHDR grows with the table, so it must describe exactly the
+	 * table; growing any other one would point it at unrelated bytes.
+	 */
+	for (i = 0; i < p->phnum; i++) {
+		const struct ebid_phdr *ph = &p->phdrs[i];
+
+		if (ph->type != EBID_PT_PHDR)
+			continue;
+		if (ph->offset != elf->phoff)
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: program header [%zu]: PT_PHDR p_offset 0x%llx is not e_phoff 0x%llx",
+					i, (unsigned long long)ph->offset,
+					(unsigned long long)elf->phoff);
+		if (ph->filesz != end - elf->phoff ||
+		    ph->memsz != ph->filesz)
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: program header [%zu]: PT_PHDR p_filesz %llu/p_memsz %llu, but the table has %llu bytes",
+					i, (unsigned long long)ph->filesz,
+					(unsigned long long)ph->memsz,
+					(unsigned long long)(end - elf->phoff));
+	}
 	mark(p, end, ent, B_CLAIMED);
 	for (i = 0; i < p->phnum; i++)
 		if (p->phdrs[i].type == EBID_PT_PHDR) {
@@ -730,7 +752,10 @@ static int check_patches(struct planner *p)
 	struct ebid_plan *plan = p->plan;
 	size_t i;
 
-	qsort(plan->patches, plan->npatches, sizeof(*plan->patches), cmp_patch);
+	/* qsort() wants a valid array even for zero elements. */
+	if (plan->npatches > 1)
+		qsort(plan->patches, plan->npatches, sizeof(*plan->patches),
+		      cmp_patch);
 	for (i = 0; i < plan->npatches; i++) {
 		const struct ebid_patch *pt = &plan->patches[i];
 
@@ -744,7 +769,46 @@ static int check_patches(struct planner *p)
 	return 0;
 }
 
-/* Applies the plan to a copy of the first page and runs the kernel's reader. */
+/*
+ * A patch must not change the bytes of a section of the input (other than
+ * the descriptor of the note it fills): a section overlapping a header we
+ * rewrite (a .shstrtab over the program headers, say) would change under
+ * the plan, names and all.
+ */
+static int check_sections_kept(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_plan *plan = p->plan;
+	size_t i, j;
+
+	for (i = 0; i < plan->npatches; i++) {
+		const struct ebid_patch *pt = &plan->patches[i];
+
+		for (j = 1; j < elf->shnum; j++) {
+			const struct ebid_shdr *s = &elf->shdrs[j];
+
+			if (s->type == EBID_SHT_NOBITS || s->type == 0 ||
+			    !s->size || pt->off >= s->offset + s->size ||
+			    pt->off + pt->len <= s->offset)
+				continue;
+			if (j == elf->gnu.shndx && elf->gnu.present &&
+			    pt->off >= elf->gnu.desc_off &&
+			    pt->off + pt->len <=
+				    elf->gnu.desc_off + elf->gnu.desc_len)
+				continue;
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: section header [%zu]: sh_offset 0x%llx/sh_size %llu overlap the %s that the plan must change",
+					j, (unsigned long long)s->offset,
+					(unsigned long long)s->size, pt->what);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Applies the plan to a copy of the first page (appended bytes included,
+ * for a file shorter than a page) and runs the kernel's reader.
+ */
 static int check_kernel_view(struct planner *p)
 {
 	struct ebid_plan *plan = p->plan;
@@ -752,7 +816,18 @@ static int check_kernel_view(struct planner *p)
 	uint64_t desc_off = 0;
 	size_t i, len = p->page;
 
+	/* elfread and newer kernels read the table at e_phoff. */
+	if (p->elf->phoff != ehsize_of(p->elf))
+		return no_room(p, "program headers do not follow the ELF header (e_phoff), where the kernel reads them");
 	memcpy(page, p->elf->head, len);
+	if (len < EBID_PAGE && plan->append_len) {
+		size_t more = EBID_PAGE - len < plan->append_len
+				      ? EBID_PAGE - len
+				      : plan->append_len;
+
+		memcpy(page + len, plan->append, more);
+		len += more;
+	}
 	for (i = 0; i < plan->npatches; i++) {
 		const struct ebid_patch *pt = &plan->patches[i];
 
@@ -768,6 +843,96 @@ static int check_kernel_view(struct planner *p)
 	return 0;
 }
 
+/* First section named .note.gnu.build-id (the one perf and gdb take), or 0. */
+static size_t first_note_section(const struct ebid_elf *elf)
+{
+	size_t i;
+
+	for (i = 1; i < elf->shnum; i++)
+		if (!strcmp(elf->shdrs[i].name_str, EBID_GNU_NOTE_NAME))
+			return i;
+	return 0;
+}
+
+/* A section name fit for a one-line message: printable, cut short. */
+static void printable_name(char *out, size_t len, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && name[i]; i++)
+		out[i] = name[i] > 0x20 && name[i] < 0x7f ? name[i] : '?';
+	out[i] = '\0';
+}
+
+/*
+ * The existing note must be what readers by section take for the id: in
+ * an SHF_ALLOC SHT_NOTE section named .note.gnu.build-id, the first of
+ * that name, that holds the whole note laid out at its sh_addralign. A
+ * file with section headers whose note no such section describes is
+ * refused, never reported unchanged.
+ */
+static int check_note_section(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_note *g = &elf->gnu;
+	size_t first = first_note_section(elf);
+	const struct ebid_shdr *s;
+	char name[40];
+	size_t i;
+
+	if (!g->shndx) {
+		if (!first)
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: the GNU build-id note at offset 0x%llx lies in no SHT_NOTE section (no section is named %s)",
+					(unsigned long long)g->note_off,
+					EBID_GNU_NOTE_NAME);
+		s = &elf->shdrs[first];
+		if (s->type != EBID_SHT_NOTE)
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: section header [%zu] %s: sh_type %u is not SHT_NOTE",
+					first, EBID_GNU_NOTE_NAME, s->type);
+		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [%zu] %s: sh_offset 0x%llx/sh_size %llu do not hold the GNU build-id note at offset 0x%llx",
+				first, EBID_GNU_NOTE_NAME,
+				(unsigned long long)s->offset,
+				(unsigned long long)s->size,
+				(unsigned long long)g->note_off);
+	}
+	s = &elf->shdrs[g->shndx];
+	if (strcmp(s->name_str, EBID_GNU_NOTE_NAME)) {
+		printable_name(name, sizeof(name), s->name_str);
+		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [%zu]: sh_name %u reads '%s', not %s, for the section holding the GNU build-id note",
+				g->shndx, s->name, name, EBID_GNU_NOTE_NAME);
+	}
+	if (first != g->shndx)
+		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [%zu] is also named %s and comes before section [%zu] that holds the note (perf takes the first)",
+				first, EBID_GNU_NOTE_NAME, g->shndx);
+	if (elf->shdrs[0].name && elf->shdrs[0].name < elf->shstrtab_size &&
+	    !strcmp(elf->shstrtab + elf->shdrs[0].name, EBID_GNU_NOTE_NAME))
+		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [0]: sh_name %u names %s too",
+				elf->shdrs[0].name, EBID_GNU_NOTE_NAME);
+	for (i = g->shndx + 1; i < elf->shnum; i++)
+		if (!strcmp(elf->shdrs[i].name_str, EBID_GNU_NOTE_NAME))
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: section header [%zu] is also named %s (the note is in section [%zu])",
+					i, EBID_GNU_NOTE_NAME, g->shndx);
+	if (!(s->flags & EBID_SHF_ALLOC))
+		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [%zu] %s: sh_flags 0x%llx lack SHF_ALLOC",
+				g->shndx, EBID_GNU_NOTE_NAME,
+				(unsigned long long)s->flags);
+	if (g->note_off + g->note_size > s->offset + s->size)
+		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [%zu] %s: sh_size %llu cuts the note's padding to sh_addralign %llu",
+				g->shndx, EBID_GNU_NOTE_NAME,
+				(unsigned long long)s->size,
+				(unsigned long long)s->addralign);
+	return 0;
+}
+
 static int plan_existing(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
@@ -776,6 +941,11 @@ static int plan_existing(struct planner *p)
 	bool zero = ebid_all_zero(g->desc, g->desc_len);
 	int ret;
 
+	if (elf->shnum) {
+		ret = check_note_section(p);
+		if (ret)
+			return ret;
+	}
 	if (!g->shndx) {
 		/* Program headers only (stripped section headers): a
 		 * kernel-visible, filled id is left alone; nothing else can be
@@ -852,10 +1022,20 @@ static int plan_new(struct planner *p)
 		return no_room(p, "program headers do not follow the ELF header");
 	if (elf->raw_phnum == PN_XNUM_)
 		return no_room(p, "the program header count is in section 0 (PN_XNUM), which the kernel's build-id reader does not follow");
+	/* A second section of that name would be hidden behind the first. */
+	if (first_note_section(elf))
+		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
+				"section [%zu] is named %s but holds no GNU build-id note (owner \"GNU\", n_type 3); a second section of that name would be hidden behind it",
+				first_note_section(elf), EBID_GNU_NOTE_NAME);
 	p->desc_len = o->id ? o->id_len : ebid_hash_id_len(o->alg);
 	ret = place_new_note(p);
 	if (ret)
 		return ret;
+	/* Readers that name section 0 too would find two of ours. */
+	if (elf->shdrs[0].name && elf->shdrs[0].name == p->name_off)
+		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [0]: sh_name %u would name the new section's %s too",
+				elf->shdrs[0].name, EBID_GNU_NOTE_NAME);
 
 	/* The new section, appended: nothing is renumbered. */
 	{
@@ -940,6 +1120,8 @@ int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
 	}
 	plan->out_size = plan->in_size + plan->append_len;
 	ret = check_patches(p);
+	if (!ret)
+		ret = check_sections_kept(p);
 	if (!ret && plan->actions)
 		ret = check_kernel_view(p);
 out:

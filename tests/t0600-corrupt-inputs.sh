@@ -99,4 +99,90 @@ for prop in crash hang exit message field unchanged tempfile valid output setup;
 	t_end
 done
 
+# The bugs of docs/reliability.md ("Bugs found"), one reproducer each: the
+# sample above may not draw these cases.
+named=$SCRATCH/named
+rm -rf "$named"
+python3 "$TOP/scripts/mkcorrupt.py" --fixtures "$FIXTURES" \
+	--small-dir "$TOP/build/robust/small" --bases tiny,mini64 "$named" \
+	>/dev/null 2>"$SCRATCH/gen.err" ||
+	t_fail "mkcorrupt.py --bases tiny,mini64 failed: $(cat "$SCRATCH/gen.err")"
+small=$TOP/build/robust/small
+b=$SCRATCH/bug
+
+# refused CASE-FILE ERE: inject exits 2 with one line matching ERE, file kept.
+refused() {
+	cp "$1" "$b" && chmod 755 "$b"
+	expect_exit 2 "$EBID" inject "$b"
+	expect_one_error_line "$b"
+	expect_match "inject $(basename "$1")" "$err" "$2"
+	expect_same_file "$(basename "$1") after a refused inject" "$1" "$b"
+}
+
+t_begin "bug 3: a .note.gnu.build-id section without a GNU note gets no second one"
+refused "$TOP/tests/fuzz/regress/second-build-id-section" \
+	"section \[[0-9]+\] is named \.note\.gnu\.build-id but holds no GNU build-id note"
+t_end
+
+t_begin "bug 4: a section header table past EOF is malformed, not 'unchanged'"
+head -c 563 "$small/tiny" >"$SCRATCH/t563"
+refused "$SCRATCH/t563" "malformed ELF: e_shoff/e_shnum: section header table past end of file"
+run "$EBID" verify --perf=off "$SCRATCH/t563"
+expect_eq "verify exit" "$rc" 2
+t_end
+
+t_begin "bug 4: a note no proper section describes is refused, naming the field"
+refused "$named/tiny.sh01.sh_size.zero" \
+	"section header \[1\] \.note\.gnu\.build-id: sh_offset 0x[0-9a-f]+/sh_size 0 do not hold"
+refused "$named/tiny.sh01.sh_name.zero" "section header \[1\]: sh_name 0 reads ''"
+refused "$named/tiny.sh05.sh_offset.zero" "section header \[1\]: sh_name [0-9]+ reads"
+t_end
+
+t_begin "bug 5: an 8-aligned note section is not filled with a 4-aligned layout"
+refused "$named/mini64.sh01.sh_addralign.eight" \
+	"sh_size 36 cuts the note's padding to sh_addralign 8"
+t_end
+
+t_begin "bug 6: a cut ELF header and EI_VERSION 0 are named"
+head -c 33 "$small/tiny" >"$b"
+expect_exit 2 "$EBID" show "$b"
+expect_match "show, 33 bytes" "$err" "ELF header truncated \(file has 33 of 64 bytes\)"
+cp "$small/tiny" "$b"
+printf '\0' | dd of="$b" bs=1 seek=6 conv=notrunc 2>/dev/null
+expect_exit 2 "$EBID" show "$b"
+expect_match "show, EI_VERSION 0" "$err" "malformed ELF: EI_VERSION 0, expected 1$"
+t_end
+
+t_begin "bug 7: show does not call a note of an ET_REL file kernel-visible"
+expect_exit 0 "$EBID" show "$named/tiny.eh.e_type.et_rel"
+expect_match "show" "$out" "kernel-visible: no \(e_type 1:"
+t_end
+
+t_begin "bug 8: a wrong e_ehsize does not hide the note from show and verify"
+expect_exit 0 "$EBID" show "$named/tiny.eh.e_ehsize.zero"
+expect_match "show" "$out" "kernel-visible: yes"
+run "$EBID" verify --perf=off "$named/tiny.eh.e_ehsize.zero"
+expect_eq "verify exit" "$rc" 0
+t_end
+
+t_begin "bug 9: an EIO on the first read is an error, not 'not an ELF file'"
+if make -C "$TOP" --no-print-directory faultshim >"$SCRATCH/make.out" 2>&1; then
+	mkdir -p "$SCRATCH/rp/d"
+	cp "$small/tiny" "$SCRATCH/rp/d/prog"
+	for cmd in verify show inject; do
+		# An ASan build wants its runtime first; the shim is fine after.
+		run env EBID_FAULT=pread:1:EIO EBID_FAULT_SCOPE="$SCRATCH/rp/d" \
+			ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+			LD_PRELOAD="$TOP/build/robust/faultshim.so" \
+			"$EBID" $cmd "$SCRATCH/rp/d/prog"
+		expect_eq "$cmd exit" "$rc" 2
+		expect_match "$cmd stderr" "$err" "cannot read: Input/output error$"
+	done
+	expect_same_file "prog" "$small/tiny" "$SCRATCH/rp/d/prog"
+else
+	t_fail "make faultshim failed: $(tail -n 3 "$SCRATCH/make.out")"
+fi
+t_end
+rm -rf "$named"
+
 t_done

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests (TAP) for the pure functions: bytes, hex, notes, kernel view. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -25,6 +28,7 @@ static void make_page(unsigned char *p, unsigned char data, uint64_t note_off,
 	memcpy(p, "\177ELF", 4);
 	p[4] = 2;
 	p[5] = data;
+	ebid_put(p + 16, 2, 2, data);                   /* e_type ET_EXEC */
 	ebid_put(p + 56, 2, 1, data);                   /* e_phnum */
 	ebid_put(p + 64, 4, EBID_PT_NOTE, data);        /* p_type */
 	ebid_put(p + 64 + 8, 8, note_off, data);        /* p_offset */
@@ -144,6 +148,57 @@ static void test_kernel(void)
 	make_page(p, 1, 0xf00, 36, 4, 0, 3, "GNU");
 	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 0,
 	   "descsz 0 is not an id");
+	make_page(p, 1, 0xf00, 36, 4, 20, 3, "GNU");
+	ebid_put(p + 16, 2, 1, 1);
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 0,
+	   "ET_REL: the kernel reads only ET_EXEC and ET_DYN");
+	ebid_put(p + 16, 2, 3, 1);
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 20,
+	   "ET_DYN is read");
+	ebid_put(p + 52, 2, 99, 1);
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 20,
+	   "e_ehsize is ignored: program headers at sizeof(Ehdr)");
+	make_page(p, 1, 0xf00, 36 + (1ull << 32), 4, 20, 3, "GNU");
+	ok(ebid_kernel_build_id(p, EBID_PAGE, id, NULL, NULL) == 20,
+	   "p_filesz is read as an Elf32_Word, as the kernel does");
+	free(p);
+}
+
+/* ebid_elf_read names what is wrong with the first bytes. */
+static void test_elf_head(void)
+{
+	unsigned char *p = malloc(EBID_PAGE);
+	struct ebid_src src = { .fd = -1, .mem = p };
+	struct ebid_elf elf;
+	char err[EBID_ERRLEN];
+	int ret;
+
+	make_page(p, 1, 0xf00, 36, 4, 20, 3, "GNU");
+	p[6] = 1; /* EI_VERSION */
+	src.size = 33;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EBID_EMALFORMED && strstr(err, "ELF header truncated"),
+	   "a file cut inside the ELF header names the header");
+	src.size = 10;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EBID_EMALFORMED && strstr(err, "ELF header truncated"),
+	   "a file cut inside e_ident names the header");
+	src.size = 3;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EBID_ENOTELF, "three bytes are not an ELF file");
+	src.size = EBID_PAGE;
+	p[6] = 0;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EBID_EMALFORMED && strstr(err, "EI_VERSION 0"),
+	   "EI_VERSION 0 is named");
+	/* A read that fails is not "not an ELF file" (verify would skip). */
+	src.fd = open(".", O_RDONLY | O_DIRECTORY);
+	src.size = EBID_PAGE;
+	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
+	ok(ret == -EISDIR && !strncmp(err, "cannot read: ", 13),
+	   "a failed first read is an error with its cause");
+	if (src.fd >= 0)
+		close(src.fd);
 	free(p);
 }
 
@@ -153,6 +208,7 @@ int main(void)
 	test_hex();
 	test_notes();
 	test_kernel();
+	test_elf_head();
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }
