@@ -74,7 +74,7 @@ check_split_tree() {
 		expect_eq "$rel: ebid.py kernel (stripped binary)" "$(py_kernel "$f")" "$id"
 		n=$(readelf -SW "$f" 2>/dev/null | grep -cE ' \.(z?debug_info|debug_line) ')
 		expect_eq "$rel: .debug_info/.debug_line sections left after strip" "$n" 0
-		readelf -SW "$f" 2>/dev/null | grep -q ' \.gnu_debuglink ' ||
+		readelf -SW "$f" 2>/dev/null | grep_q ' \.gnu_debuglink ' ||
 			t_fail "$rel: no .gnu_debuglink section"
 		want=$dbg/.build-id/${id:0:2}/${id:2}.debug
 		if [ ! -f "$want" ]; then
@@ -82,7 +82,7 @@ check_split_tree() {
 			continue
 		fi
 		expect_eq "$rel: id of the debug file" "$(readelf_ids "$want")" "$id"
-		readelf -SW "$want" 2>/dev/null | grep -qE ' \.z?debug_info ' ||
+		readelf -SW "$want" 2>/dev/null | grep_q -E ' \.z?debug_info ' ||
 			t_fail "$rel: debug file $want has no .debug_info"
 		expect_eq "$rel: .build-id/xx/rest leads to the binary" \
 			"$(stat -L -c %i "$dbg/.build-id/${id:0:2}/${id:2}" 2>&1)" "$(stat -c %i "$f")"

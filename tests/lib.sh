@@ -16,6 +16,15 @@
 # shellcheck shell=bash
 set -u
 set -o pipefail
+
+# grep_q [GREP-OPTIONS] PATTERN: grep -q on standard input, but reading all
+# of it first. "producer | grep_q" under pipefail fails at random when grep
+# exits at its first match and the producer then dies of SIGPIPE.
+grep_q() {
+	local in
+	in=$(cat)
+	grep -q "$@" <<<"$in"
+}
 export LC_ALL=C TZ=UTC
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -151,7 +160,7 @@ expect_ne() { # WHAT GOT NOT_WANTED
 }
 
 expect_match() { # WHAT TEXT ERE
-	printf '%s\n' "$2" | grep -Eq -- "$3" && return 0
+	printf '%s\n' "$2" | grep_q -E -- "$3" && return 0
 	t_fail "$1: '$2' does not match /$3/"
 }
 

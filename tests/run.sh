@@ -13,6 +13,15 @@
 #   EBID_TEST_TIMEOUT (seconds per script, default 300)
 set -u
 set -o pipefail
+
+# grep_q [GREP-OPTIONS] PATTERN: grep -q on standard input, but reading all
+# of it first. "producer | grep_q" under pipefail fails at random when grep
+# exits at its first match and the producer then dies of SIGPIPE.
+grep_q() {
+	local in
+	in=$(cat)
+	grep -q "$@" <<<"$in"
+}
 export LC_ALL=C
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,7 +54,7 @@ count() {
 		case "$line" in
 		"not ok"*)
 			last_bad=1
-			if printf '%s' "$line" | grep -qiE '#[[:space:]]*(TODO|SKIP)'; then
+			if printf '%s' "$line" | grep_q -iE '#[[:space:]]*(TODO|SKIP)'; then
 				skipped=$((skipped + 1))
 				[ "$quiet" = 1 ] && echo "$name: $line"
 			else
@@ -56,7 +65,7 @@ count() {
 			;;
 		"ok"*)
 			last_bad=0
-			if printf '%s' "$line" | grep -qiE '#[[:space:]]*SKIP'; then
+			if printf '%s' "$line" | grep_q -iE '#[[:space:]]*SKIP'; then
 				skipped=$((skipped + 1))
 				[ "$quiet" = 1 ] && echo "$name: $line"
 			else

@@ -30,7 +30,7 @@ expect_eq "link count" "$(stat -c %h "$f")" 2
 # An option the message suggests must be one the tool knows.
 help=$("$EBID" --help 2>&1)
 for o in $(grep -oE -- '--[a-z][a-z-]*' "$SCRATCH/.err" | sort -u); do
-	printf '%s\n' "$help" | grep -qe "$o" ||
+	printf '%s\n' "$help" | grep_q -e "$o" ||
 		t_fail "the error suggests $o, which --help does not list: $err"
 done
 t_end

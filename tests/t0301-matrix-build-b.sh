@@ -28,10 +28,10 @@ t_begin "fixtures have the class, byte order, machine and type their names say"
 check_hdr() { # NAME CLASS DATA MACHINE-ERE TYPE-ERE
 	local h
 	h=$(readelf -h "$TOP/build/matrix/$1" 2>&1)
-	printf '%s\n' "$h" | grep -q "Class: *$2\$" || t_fail "$1: not $2"
-	printf '%s\n' "$h" | grep -q "Data: *2's complement, $3 endian" || t_fail "$1: not $3 endian"
-	printf '%s\n' "$h" | grep -Eq "Machine: .*($4)" || t_fail "$1: machine is not /$4/: $(printf '%s\n' "$h" | grep Machine)"
-	printf '%s\n' "$h" | grep -Eq "Type: *($5)" || t_fail "$1: type is not /$5/"
+	printf '%s\n' "$h" | grep_q "Class: *$2\$" || t_fail "$1: not $2"
+	printf '%s\n' "$h" | grep_q "Data: *2's complement, $3 endian" || t_fail "$1: not $3 endian"
+	printf '%s\n' "$h" | grep_q -E "Machine: .*($4)" || t_fail "$1: machine is not /$4/: $(printf '%s\n' "$h" | grep Machine)"
+	printf '%s\n' "$h" | grep_q -E "Type: *($5)" || t_fail "$1: type is not /$5/"
 }
 check_hdr go-386 ELF32 little 'Intel 80386' EXEC
 check_hdr go-amd64 ELF64 little 'X86-64' EXEC
@@ -65,12 +65,12 @@ for f in c-gcc-bfd-pie-nobuildid c-clang-lld-shlib-nobuildid go-amd64 go-amd64-c
 done
 expect_eq "go-s390x-bid id" "$(readelf_ids "$m/go-s390x-bid")" 0123456789abcdeffedcba9876543210a5a5a5a5
 expect_eq "c-gcc-gold-pie-bzero id" "$(readelf_ids "$m/c-gcc-gold-pie-bzero")" "$ZERO_ID"
-readelf -sW "$m/c-gcc-bfd-pie-buildid" | grep -q ' main$' || t_fail "c fixture has no main symbol"
-readelf -p .comment "$m/c-clang-lld-pie-buildid" | grep -q 'clang' || t_fail "c-clang-lld-pie-buildid: .comment does not name clang"
-readelf -p .comment "$m/c-gcc-mold-pie-buildid" | grep -q 'mold' || t_fail "c-gcc-mold-pie-buildid: .comment does not name mold"
-readelf -p .comment "$m/c-gcc-lld-pie-buildid" | grep -q 'LLD' || t_fail "c-gcc-lld-pie-buildid: .comment does not name LLD"
-readelf -lW "$m/go-amd64-nobuildid" | grep -q ' NOTE ' && t_fail "go-amd64-nobuildid has a PT_NOTE"
-readelf -SW "$m/go-amd64-cgo-internal" | grep -q '\.interp' || t_fail "go-amd64-cgo-internal is not dynamically linked"
+readelf -sW "$m/c-gcc-bfd-pie-buildid" | grep_q ' main$' || t_fail "c fixture has no main symbol"
+readelf -p .comment "$m/c-clang-lld-pie-buildid" | grep_q 'clang' || t_fail "c-clang-lld-pie-buildid: .comment does not name clang"
+readelf -p .comment "$m/c-gcc-mold-pie-buildid" | grep_q 'mold' || t_fail "c-gcc-mold-pie-buildid: .comment does not name mold"
+readelf -p .comment "$m/c-gcc-lld-pie-buildid" | grep_q 'LLD' || t_fail "c-gcc-lld-pie-buildid: .comment does not name LLD"
+readelf -lW "$m/go-amd64-nobuildid" | grep_q ' NOTE ' && t_fail "go-amd64-nobuildid has a PT_NOTE"
+readelf -SW "$m/go-amd64-cgo-internal" | grep_q '\.interp' || t_fail "go-amd64-cgo-internal is not dynamically linked"
 t_end
 
 t_begin "crafted files: no section headers, extended numbering, trailing data"

@@ -57,11 +57,11 @@ check_rows() {
 		for c in "$@"; do
 			want=pass
 			case "$c" in *\?) c=${c%?} want='pass|n/a' ;; esac
-			if ! printf '%s\n' " $checks " | grep -q " $c="; then
+			if ! printf '%s\n' " $checks " | grep_q " $c="; then
 				t_fail "$name: $outcome, so no '$c' check ($checks)"
 				break
 			fi
-			printf '%s\n' " $checks " | grep -Eq " $c=($want) " ||
+			printf '%s\n' " $checks " | grep_q -E " $c=($want) " ||
 				t_fail "$name: $c is not $want ($checks)"
 		done
 	done < <(awk -F'\t' "$filter { print \$1 \"\t\" \$7 \"\t\" \$10 }" "$tsv")

@@ -159,7 +159,7 @@ ln -s a links/c
 expect_exit 0 "$EBID" verify links/a links/b
 # The contract does not say whether a second name of one inode gets its own
 # line (today it does not); what matters is that neither fails.
-printf '%s\n' "$out" | grep -v "^PASS  links/[ab]  $good_id\$" | grep -q . &&
+printf '%s\n' "$out" | grep -v "^PASS  links/[ab]  $good_id\$" | grep_q . &&
 	t_fail "want only PASS lines, got: $out"
 expect_exit 0 "$EBID" verify -r links
 expect_exit 0 "$EBID" verify links/a links/c

@@ -95,7 +95,7 @@ build v2 "$d/app"
 inject_ok "$d/app"
 expect_ne "v2's id" "$id" "$id1"
 all=$(report "$d/old.data")
-if printf '%s\n' "$all" | grep -q 'VersionTwo'; then
+if printf '%s\n' "$all" | grep_q 'VersionTwo'; then
 	t_fail "perf report names v2's functions: $(printf '%s\n' "$all" | grep 'VersionTwo' | head -n 3)"
 fi
 # With nothing to resolve v1 by id, perf shows raw addresses in app.
@@ -127,7 +127,7 @@ inject_ok "$d/app"
 expect_ne "v2's id" "$id" "$id1"
 expect_match "old profile after the replacement" "$(top_line "$d/old.data")" \
 	'\[\.\] main\.hotLoopVersionOne +app'
-report "$d/old.data" | grep -q VersionTwo && t_fail "perf report names v2's functions"
+report "$d/old.data" | grep_q VersionTwo && t_fail "perf report names v2's functions"
 t_end
 
 t_begin "link --perf-cache stores a copy: overwriting the binary in place (cp) later keeps v1 in the cache"

@@ -39,7 +39,7 @@ if parse_id_line "$out" "$out_dir/hello-arm64"; then
 	expect_eq "ebid.py kernel" "$(py_kernel "$out_dir/hello-arm64")" "$id"
 fi
 expect_match "file" "$(file -b "$out_dir/hello-arm64")" 'ARM aarch64'
-readelf -SW "$out_dir/hello-arm64" 2>/dev/null | grep -q ' \.symtab ' &&
+readelf -SW "$out_dir/hello-arm64" 2>/dev/null | grep_q ' \.symtab ' &&
 	t_fail "-ldflags \"-s -w\" did not reach go build (.symtab present)"
 t_end
 

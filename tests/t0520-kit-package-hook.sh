@@ -42,7 +42,7 @@ expect_eq "script" "$(sha256sum <"$tree/bin/run.sh")" "$script_sum"
 expect_eq "data" "$(cat "$tree/share/data.txt")" "some data"
 expect_eq "the programs still run" "$("$tree/bin/hello" | head -n 1)" "hello from the elf-buildid fixture"
 expect_eq "the C program still runs" "$("$tree/bin/cprog")" "kit program: 40"
-find "$tree" -name '*.debug' | grep -q . && t_fail "debug files left in the install tree: $(find "$tree" -name '*.debug')"
+find "$tree" -name '*.debug' | grep_q . && t_fail "debug files left in the install tree: $(find "$tree" -name '*.debug')"
 t_end
 
 t_begin "a second run changes nothing (tree and debug tree: same inodes, mtimes, sizes)"

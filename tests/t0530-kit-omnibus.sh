@@ -110,7 +110,7 @@ check_split_tree "$tree" "$SCRATCH/debug"
 expect_exit 0 "$EBID" verify -r "$tree"
 expect_match "the hook logged verify's lines" "$stub_err" "PASS  $tree/bin/hello  [0-9a-f]{40}"
 expect_eq "hard link" "$(stat -c %i "$tree/bin/hello-hl")" "$(stat -c %i "$tree/bin/hello")"
-find "$tree" -name '*.debug' | grep -q . && t_fail "debug files left in the install tree"
+find "$tree" -name '*.debug' | grep_q . && t_fail "debug files left in the install tree"
 t_end
 
 t_begin "default debug dir is <install_dir>-debug, outside the packaged tree"

@@ -209,7 +209,7 @@ expect_match "legacy's reason" "$got" '^opt/bin/legacy=failed$'
 # Hard link and in-tree symlink: the contract says "each inode once" and
 # "every file"; if listed, they must say the same as their target.
 for alias in opt/bin/hello-hardlink opt/bin/hello-symlink opt/lib/libkit.so; do
-	printf '%s\n' "$got" | grep -q "^$alias=" || continue
+	printf '%s\n' "$got" | grep_q "^$alias=" || continue
 	a=$(python3 -c 'import json,sys; d={f["path"]: f for f in json.load(open(sys.argv[1]))["files"]}; print(d[sys.argv[2]].get("gnu_build_id"))' "$A/manifest.json" "$alias")
 	[ "$a" = None ] && t_fail "$alias is listed without the id of its target"
 done

@@ -42,7 +42,7 @@ accepts() {
 	local cmd=$1
 	shift
 	run "$EBID" "$cmd" "$@" "$SCRATCH/no-such-file"
-	if printf '%s\n' "$err" | grep -qiE 'unrecognized option|invalid option|unknown option|requires an argument'; then
+	if printf '%s\n' "$err" | grep_q -iE 'unrecognized option|invalid option|unknown option|requires an argument'; then
 		t_fail "$cmd $*: $err"
 	fi
 }
@@ -86,7 +86,7 @@ all=$(for cmd in inject reserve backfill show verify link; do complete_words elf
 	tr ' ' '\n' | sed 's/=$//' | sort -u)
 for o in $helpopts; do
 	case "$o" in --version) continue ;; esac
-	printf '%s\n' "$all" | grep -qx -- "$o" || t_fail "--help lists $o, the completion does not offer it"
+	printf '%s\n' "$all" | grep_q -x -- "$o" || t_fail "--help lists $o, the completion does not offer it"
 done
 t_end
 
