@@ -787,7 +787,9 @@ static int check_sections_kept(struct planner *p)
 		for (j = 1; j < elf->shnum; j++) {
 			const struct ebid_shdr *s = &elf->shdrs[j];
 
-			if (s->type == EBID_SHT_NOBITS || s->type == 0 ||
+			/* The name table counts whatever its type says. */
+			if (s->type == EBID_SHT_NOBITS ||
+			    (s->type == 0 && j != elf->shstrndx) ||
 			    !s->size || pt->off >= s->offset + s->size ||
 			    pt->off + pt->len <= s->offset)
 				continue;
