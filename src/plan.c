@@ -300,6 +300,14 @@ static int place_name(struct planner *p)
 		p->name_off = (uint64_t)(hit - elf->shstrtab);
 		return 0;
 	}
+	/*
+	 * Rewriting a name table of another type would change what its type
+	 * says the bytes are (a note, say) under every reader.
+	 */
+	if (st->type != EBID_SHT_STRTAB)
+		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+				"malformed ELF: section header [%zu] (e_shstrndx): sh_type %u, not SHT_STRTAB",
+				elf->shstrndx, (unsigned)st->type);
 	/* A table not ending in NUL would swallow our name into another. */
 	if (elf->shstrtab_size &&
 	    elf->shstrtab[elf->shstrtab_size - 1] != '\0')
