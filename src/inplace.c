@@ -334,7 +334,7 @@ int ebid_inplace_write(const char *path, int fd, const struct stat *st,
 	}
 	/*
 	 * Our own writes changed the times, so only the size can still tell
-	 * a writer that appended meanwhile (see docs/reliability.md).
+	 * a writer that appended meanwhile (see docs/build-id.md, --in-place).
 	 */
 	ret = changed_since(fd, st, plan->in_size + plan->append_len, false,
 			    err, errlen);
