@@ -88,4 +88,37 @@ check_symlink "$d/bin/l2" l1 "$d/store/prog" "$d/bin" "$d/store"
 expect_eq "l1 text" "$(readlink "$d/bin/l1")" ../store/prog
 t_end
 
+t_begin "a journal an interrupted --in-place run left: -o refuses, a plain inject undoes it first"
+# A journal as ebid_inplace_write() writes it (src/inplace.c): the original
+# bytes of a range the run had already overwritten.
+d=$SCRATCH/journal
+mkdir -p "$d" && cp "$FIXTURES/nobuildid" "$d/k"
+python3 - "$d/k" <<'PY'
+import os, struct, sys
+f = sys.argv[1]
+st = os.stat(f)
+data = open(f, "rb").read()
+off = 200
+with open(f, "r+b") as w:
+    w.seek(off)
+    w.write(b"XXXXXXXX")
+j = b"EBIDJNL1" + struct.pack("<QQQQ", st.st_dev, st.st_ino, len(data), 1)
+j += struct.pack("<QQ", off, 8) + data[off:off + 8]
+open(os.path.join(os.path.dirname(f), ".k.ebid-journal"), "wb").write(j)
+PY
+torn=$(sha "$d/k")
+run "$EBID" inject -o "$d/out" "$d/k"
+expect_eq "-o: exit" "$rc" 2
+expect_match "-o: says why" "$err" "interrupted --in-place run"
+expect_eq "-o: input untouched" "$(sha "$d/k")" "$torn"
+[ -e "$d/out" ] && t_fail "-o wrote $d/out"
+cp "$FIXTURES/nobuildid" "$d/clean"
+run "$EBID" inject -q "$d/clean"
+expect_eq "clean inject: exit" "$rc" 0
+run "$EBID" inject -q "$d/k"
+expect_eq "inject: exit" "$rc" 0
+expect_same_file "undone, then injected like an untouched copy" "$d/k" "$d/clean"
+expect_eq "files in the directory" "$(ls -A "$d" | tr '\n' ' ')" "clean k "
+t_end
+
 t_done
