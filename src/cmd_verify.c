@@ -10,6 +10,8 @@
 
 #include "cli.h"
 
+#define GNU_NOTE_SECTION ".note.gnu.build-id"
+
 int cmd_show(const struct cli *cli, char **args, int nargs)
 {
 	int i, status = EXIT_OK;
@@ -183,12 +185,12 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		ebid_hex(r->id, g->desc, g->desc_len);
 	for (dup = 1; dup < elf.shnum; dup++)
 		if (dup != g->shndx &&
-		    !strcmp(elf.shdrs[dup].name_str, ".note.gnu.build-id"))
+		    !strcmp(elf.shdrs[dup].name_str, GNU_NOTE_SECTION))
 			break;
 	/* Section 0's name is not read into name_str; readers may use it. */
 	if (elf.shnum && elf.shdrs[0].name &&
 	    elf.shdrs[0].name < elf.shstrtab_size &&
-	    !strcmp(elf.shstrtab + elf.shdrs[0].name, ".note.gnu.build-id"))
+	    !strcmp(elf.shstrtab + elf.shdrs[0].name, GNU_NOTE_SECTION))
 		dup = 0;
 	if (g->shndx && dup < elf.shnum)
 		add_check(r, "section", "fail",
@@ -203,7 +205,7 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 			  (unsigned long long)elf.shdrs[g->shndx].size,
 			  (unsigned long long)elf.shdrs[g->shndx].addralign);
 	else if (g->shndx &&
-	    !strcmp(elf.shdrs[g->shndx].name_str, ".note.gnu.build-id") &&
+	    !strcmp(elf.shdrs[g->shndx].name_str, GNU_NOTE_SECTION) &&
 	    (elf.shdrs[g->shndx].flags & 0x2) &&
 	    elf.shdrs[g->shndx].type == 7 /* SHT_NOTE */)
 		add_check(r, "section", "pass", "section [%zu]", g->shndx);

@@ -147,16 +147,20 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 				       : "not a regular file");
 		goto out;
 	}
-	if (!in_place && ebid_inplace_pending(job->path)) {
-		/* The bytes are half edited: undo before anything reads them. */
-		int wfd;
+	if (ebid_inplace_pending(job->path)) {
+		/*
+		 * A killed --in-place run left the bytes half edited: undo
+		 * them before anything reads them, whatever this run's mode.
+		 */
+		int wfd = src.fd;
 
-		if (job->dry_run || job->output) {
+		if (!in_place && (job->dry_run || job->output)) {
 			ret = ebid_err(err, errlen, -EBID_ECHANGED,
 				       "an interrupted --in-place run left its journal beside it; run inject on the file itself first to undo it");
 			goto out;
 		}
-		wfd = open(job->path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+		if (!in_place)
+			wfd = open(job->path, O_RDWR | O_CLOEXEC | O_NOCTTY);
 		if (wfd < 0) {
 			ret = ebid_err(err, errlen, -errno,
 				       "cannot open to undo an interrupted --in-place run: %s",
@@ -164,18 +168,8 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 			goto out;
 		}
 		ret = ebid_inplace_recover(job->path, wfd, &st, err, errlen);
-		close(wfd);
-		if (ret < 0)
-			goto out;
-		if (fstat(src.fd, &st) != 0) {
-			ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
-				       strerror(errno));
-			goto out;
-		}
-	}
-	if (in_place) {
-		/* A journal left by a killed run is undone first. */
-		ret = ebid_inplace_recover(job->path, src.fd, &st, err, errlen);
+		if (wfd != src.fd)
+			close(wfd);
 		if (ret < 0)
 			goto out;
 		if (ret > 0 && fstat(src.fd, &st) != 0) {
