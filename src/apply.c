@@ -3,13 +3,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-#define CHUNK (1u << 20)
+#define CHUNK (1u << 20)        /* reads through a buffer */
+#define WINDOW (2u << 20)       /* mapped at a time */
+#define BLOCK (64u << 10)       /* unit of the plan's changes in a window */
 
 /* Where output bytes go: a file descriptor, a memory buffer, or nowhere. */
 struct sink {
@@ -75,6 +79,126 @@ static int read_err(char *err, size_t errlen, int ret)
 	return ebid_err(err, errlen, ret, "read failed: %s", strerror(-ret));
 }
 
+/* Does the plan change any output byte in [pos, pos + n)? */
+static bool plan_touches(const struct ebid_plan *plan, uint64_t pos, size_t n)
+{
+	uint64_t end = pos + n;
+	size_t i;
+
+	for (i = 0; i < plan->npatches; i++)
+		if (plan->patches[i].off < end &&
+		    plan->patches[i].off + plan->patches[i].len > pos)
+			return true;
+	return plan->fill && plan->id_off < end &&
+	       plan->id_off + plan->id_len > pos;
+}
+
+/* A mapped window of input bytes to hash, and where to put changed blocks. */
+struct window_feed {
+	struct ebid_hash *h;
+	const struct ebid_plan *plan;
+	const unsigned char *map;       /* input bytes [pos, pos + n) */
+	uint64_t pos;
+	size_t n;
+	unsigned char *buf;             /* BLOCK bytes or more */
+	char *err;
+	size_t errlen;
+};
+
+/*
+ * Hashes a mapped window (under the SIGBUS guard): unchanged runs of blocks
+ * straight from the mapping, each block the plan changes through buf.
+ */
+static int feed_window(void *arg)
+{
+	struct window_feed *f = arg;
+	size_t at = 0, run;
+	int ret = 0;
+
+	while (!ret && at < f->n) {
+		size_t b = f->n - at < BLOCK ? f->n - at : BLOCK;
+
+		if (plan_touches(f->plan, f->pos + at, b)) {
+			memcpy(f->buf, f->map + at, b);
+			overlay(f->plan, f->pos + at, f->buf, b, true);
+			ret = ebid_hash_update(f->h, f->buf, b, f->err,
+					       f->errlen);
+			at += b;
+			continue;
+		}
+		for (run = b; at + run < f->n; run += b) {
+			b = f->n - at - run < BLOCK ? f->n - at - run : BLOCK;
+			if (plan_touches(f->plan, f->pos + at + run, b))
+				break;
+		}
+		ret = ebid_hash_update(f->h, f->map + at, run, f->err,
+				       f->errlen);
+		at += run;
+	}
+	return ret;
+}
+
+/* A window could not be read: the file shrank, or the disk failed. */
+static int window_err(const struct ebid_src *src, const struct ebid_plan *plan,
+		      char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(src->fd, &st) == 0 && (uint64_t)st.st_size < plan->in_size)
+		return ebid_err(err, errlen, -EBID_ECHANGED,
+				"file shrank while it was being read");
+	return read_err(err, errlen, -EIO);
+}
+
+/*
+ * Feeds output bytes [pos, pos + n) to h. The input is mapped a window at
+ * a time while *map holds; the first window that cannot be mapped clears
+ * it, and the rest goes through read_out() and buf (CHUNK bytes).
+ */
+static int feed(struct ebid_hash *h, const struct ebid_src *src,
+		const struct ebid_plan *plan, uint64_t pos, uint64_t n,
+		unsigned char *buf, bool *map, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	while (!ret && n) {
+		struct ebid_window w;
+		size_t len;
+
+		if (*map && src->fd >= 0 && pos < plan->in_size) {
+			uint64_t in = plan->in_size - pos < n
+					      ? plan->in_size - pos
+					      : n;
+			struct window_feed f = { .h = h, .plan = plan,
+						 .pos = pos, .buf = buf,
+						 .err = err, .errlen = errlen };
+
+			len = in < WINDOW ? (size_t)in : WINDOW;
+			if (ebid_window_map(src->fd, pos, len, &w)) {
+				*map = false; /* not mappable: read instead */
+				continue;
+			}
+			f.map = w.p;
+			f.n = len;
+			ret = ebid_window_guard(&w, feed_window, &f);
+			ebid_window_unmap(&w);
+			if (ret == -EBID_EBUS)
+				ret = window_err(src, plan, err, errlen);
+		} else {
+			len = n < CHUNK ? (size_t)n : CHUNK;
+			ret = read_out(src, plan, pos, buf, len);
+			if (ret)
+				ret = read_err(err, errlen, ret);
+			else
+				ret = ebid_hash_update(h, buf, len, err,
+						       errlen);
+		}
+		pos += len;
+		n -= len;
+	}
+	return ret;
+}
+
 /* The plain hash: every output byte once, in order. */
 static int hash_linear(const struct ebid_src *src,
 		       const struct ebid_plan *plan,
@@ -82,25 +206,15 @@ static int hash_linear(const struct ebid_src *src,
 {
 	struct ebid_hash *h = NULL;
 	unsigned char *buf = malloc(CHUNK);
-	uint64_t pos;
+	bool map = true;
 	int ret;
 
 	if (!buf)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
 	ret = ebid_hash_new(&h, plan->alg, err, errlen);
-	for (pos = 0; !ret && pos < plan->out_size;) {
-		size_t n = plan->out_size - pos < CHUNK
-				   ? (size_t)(plan->out_size - pos)
-				   : CHUNK;
-
-		ret = read_out(src, plan, pos, buf, n);
-		if (ret) {
-			ret = read_err(err, errlen, ret);
-			break;
-		}
-		ret = ebid_hash_update(h, buf, n, err, errlen);
-		pos += n;
-	}
+	if (!ret)
+		ret = feed(h, src, plan, 0, plan->out_size, buf, &map, err,
+			   errlen);
 	if (!ret)
 		ret = ebid_hash_final(h, id, err, errlen);
 	ebid_hash_free(h);
@@ -112,55 +226,55 @@ static int hash_linear(const struct ebid_src *src,
  * sha1-tree (docs/build-id.md): leaf i = SHA-1 of output chunk i (4 MiB,
  * id zeroed); id = SHA-1("elf-buildid sha1-tree v1\0" || be64 chunk size ||
  * be64 file size || leaf 0 || leaf 1 || ...), first 20 bytes. Leaves are
- * hashed by two threads, each reading its own chunks.
+ * hashed by two threads, each taking the next chunk nobody has taken: a
+ * thread that gets less of the CPU (a shared machine) does fewer chunks.
  */
 struct tree {
 	const struct ebid_src *src;
 	const struct ebid_plan *plan;
 	unsigned char *leaves;
-	size_t nchunks, stride;
-	int ret;
+	size_t nchunks;
+	atomic_size_t next;     /* the first chunk not yet taken */
+	atomic_int ret;
 	char err[EBID_ERRLEN];
-};
-
-struct tree_part {
-	struct tree *t;
-	size_t first;
 };
 
 static void *tree_worker(void *arg)
 {
-	struct tree_part *part = arg;
-	struct tree *t = part->t;
-	unsigned char *buf = malloc(EBID_TREE_CHUNK);
+	struct tree *t = arg;
+	unsigned char *buf = malloc(CHUNK);
+	char err[EBID_ERRLEN];
+	bool map = true;
 	size_t i;
 	int ret = 0;
 
 	if (!buf)
-		ret = ebid_err(t->err, sizeof(t->err), -ENOMEM, "out of memory");
-	for (i = part->first; !ret && i < t->nchunks; i += t->stride) {
+		ret = ebid_err(err, sizeof(err), -ENOMEM, "out of memory");
+	while (!ret && !atomic_load(&t->ret) &&
+	       (i = atomic_fetch_add(&t->next, 1)) < t->nchunks) {
 		uint64_t pos = (uint64_t)i * EBID_TREE_CHUNK;
-		size_t n = t->plan->out_size - pos < EBID_TREE_CHUNK
-				   ? (size_t)(t->plan->out_size - pos)
-				   : EBID_TREE_CHUNK;
+		uint64_t n = t->plan->out_size - pos < EBID_TREE_CHUNK
+				     ? t->plan->out_size - pos
+				     : EBID_TREE_CHUNK;
 		struct ebid_hash *h = NULL;
 
-		ret = read_out(t->src, t->plan, pos, buf, n);
-		if (ret) {
-			ret = read_err(t->err, sizeof(t->err), ret);
-			break;
-		}
-		ret = ebid_hash_new(&h, EBID_HASH_SHA1, t->err, sizeof(t->err));
+		ret = ebid_hash_new(&h, EBID_HASH_SHA1, err, sizeof(err));
 		if (!ret)
-			ret = ebid_hash_update(h, buf, n, t->err, sizeof(t->err));
+			ret = feed(h, t->src, t->plan, pos, n, buf, &map, err,
+				   sizeof(err));
 		if (!ret)
-			ret = ebid_hash_final(h, t->leaves + 20 * i, t->err,
-					      sizeof(t->err));
+			ret = ebid_hash_final(h, t->leaves + 20 * i, err,
+					      sizeof(err));
 		ebid_hash_free(h);
 	}
 	free(buf);
-	if (ret)
-		t->ret = ret; /* any failure fails the whole hash */
+	if (ret) {
+		int none = 0;
+
+		/* Any failure fails the whole hash; the first one is told. */
+		if (atomic_compare_exchange_strong(&t->ret, &none, ret))
+			memcpy(t->err, err, sizeof(t->err));
+	}
 	return NULL;
 }
 
@@ -168,8 +282,7 @@ static int hash_tree(const struct ebid_src *src, const struct ebid_plan *plan,
 		     unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
 {
 	static const char tag[] = "elf-buildid sha1-tree v1";
-	struct tree t = { .src = src, .plan = plan, .stride = 2 };
-	struct tree_part parts[2] = { { &t, 0 }, { &t, 1 } };
+	struct tree t = { .src = src, .plan = plan };
 	struct ebid_hash *h = NULL;
 	unsigned char sizes[16];
 	pthread_t th;
@@ -181,15 +294,15 @@ static int hash_tree(const struct ebid_src *src, const struct ebid_plan *plan,
 	t.leaves = malloc(t.nchunks ? t.nchunks * 20 : 1);
 	if (!t.leaves)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	atomic_init(&t.next, 0);
+	atomic_init(&t.ret, 0);
 	threaded = t.nchunks > 1 &&
-		   pthread_create(&th, NULL, tree_worker, &parts[1]) == 0;
-	if (!threaded)
-		t.stride = 1;
-	tree_worker(&parts[0]);
+		   pthread_create(&th, NULL, tree_worker, &t) == 0;
+	tree_worker(&t);
 	if (threaded)
 		pthread_join(th, NULL);
-	if (t.ret) {
-		ret = ebid_err(err, errlen, t.ret, "%s", t.err);
+	if (atomic_load(&t.ret)) {
+		ret = ebid_err(err, errlen, atomic_load(&t.ret), "%s", t.err);
 		goto out;
 	}
 	ebid_put(sizes, 8, EBID_TREE_CHUNK, 2 /* big endian */);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ELF layout reader: the only module that talks to libelf. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -90,18 +91,40 @@ static int check_ehdr(struct ebid_elf *elf, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A libelf call failed. libelf reads the headers with pread() (ELF_C_READ:
+ * a mapping would raise SIGBUS if the file shrank under it), so a failed
+ * read is a cause it can have: errno, cleared before each call, tells it.
+ * Otherwise the file is malformed. what names the header.
+ */
+static int elf_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int elf_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	int saved = errno, e_errno = elf_errno();
+	char what[96];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (saved)
+		return ebid_err(err, errlen, -saved, "read failed: %s (%s)",
+				strerror(saved), what);
+	return ebid_err(err, errlen, -EBID_EMALFORMED, "malformed ELF: %s: %s",
+			what, e_errno ? elf_errmsg(e_errno) : "rejected by libelf");
+}
+
 static int read_headers(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
 {
 	size_t i, shsize;
 
+	errno = 0;
 	if (elf_getphdrnum(e, &elf->phnum) != 0)
-		return ebid_err(err, errlen, -EBID_EMALFORMED,
-				"malformed ELF: program header count: %s",
-				elf_errmsg(-1));
+		return elf_fail(err, errlen, "program header count");
+	errno = 0;
 	if (elf_getshdrnum(e, &elf->shnum) != 0)
-		return ebid_err(err, errlen, -EBID_EMALFORMED,
-				"malformed ELF: section header count: %s",
-				elf_errmsg(-1));
+		return elf_fail(err, errlen, "section header count");
 	if (check_ehdr(elf, err, errlen))
 		return -EBID_EMALFORMED;
 	shsize = elf->shentsize ? elf->shentsize : 1;
@@ -110,9 +133,9 @@ static int read_headers(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
 	     elf->shnum > (elf->file_size - elf->shoff) / shsize))
 		return ebid_err(err, errlen, -EBID_EMALFORMED,
 				"malformed ELF: e_shoff/e_shnum: section header table past end of file");
+	errno = 0;
 	if (elf->shnum && elf_getshdrstrndx(e, &elf->shstrndx) != 0)
-		return ebid_err(err, errlen, -EBID_EMALFORMED,
-				"malformed ELF: e_shstrndx: %s", elf_errmsg(-1));
+		return elf_fail(err, errlen, "e_shstrndx");
 
 	elf->phdrs = calloc(elf->phnum ? elf->phnum : 1, sizeof(*elf->phdrs));
 	elf->shdrs = calloc(elf->shnum ? elf->shnum : 1, sizeof(*elf->shdrs));
@@ -123,10 +146,9 @@ static int read_headers(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
 		GElf_Phdr ph;
 		struct ebid_phdr *p = &elf->phdrs[i];
 
+		errno = 0;
 		if (!gelf_getphdr(e, (int)i, &ph))
-			return ebid_err(err, errlen, -EBID_EMALFORMED,
-					"malformed ELF: program header [%zu]: %s",
-					i, elf_errmsg(-1));
+			return elf_fail(err, errlen, "program header [%zu]", i);
 		p->type = ph.p_type;
 		p->flags = ph.p_flags;
 		p->offset = ph.p_offset;
@@ -144,13 +166,13 @@ static int read_headers(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
 
 	for (i = 0; i < elf->shnum; i++) {
 		GElf_Shdr sh;
-		Elf_Scn *scn = elf_getscn(e, i);
+		Elf_Scn *scn;
 		struct ebid_shdr *s = &elf->shdrs[i];
 
+		errno = 0;
+		scn = elf_getscn(e, i);
 		if (!scn || !gelf_getshdr(scn, &sh))
-			return ebid_err(err, errlen, -EBID_EMALFORMED,
-					"malformed ELF: section header [%zu]: %s",
-					i, elf_errmsg(-1));
+			return elf_fail(err, errlen, "section header [%zu]", i);
 		s->name = sh.sh_name;
 		s->type = sh.sh_type;
 		s->flags = sh.sh_flags;
@@ -438,8 +460,9 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		goto out;
 	}
 
+	errno = 0;
 	if (src->fd >= 0) {
-		e = elf_begin(src->fd, ELF_C_READ_MMAP, NULL);
+		e = elf_begin(src->fd, ELF_C_READ, NULL);
 	} else {
 		/* libelf wants a writable image; give it a private copy. */
 		copy = malloc(src->size);
@@ -451,12 +474,7 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		e = elf_memory(copy, src->size);
 	}
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
-		int e_errno = elf_errno();
-
-		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
-			       "malformed ELF: ELF header: %s",
-			       e_errno ? elf_errmsg(e_errno)
-				       : "rejected by libelf");
+		ret = elf_fail(err, errlen, "ELF header");
 		goto out;
 	}
 	elf->type = eh.e_type;

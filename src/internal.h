@@ -63,4 +63,19 @@ size_t ebid_phdr_encode(unsigned char *out, const struct ebid_phdr *ph,
 size_t ebid_shdr_encode(unsigned char *out, const struct ebid_shdr *sh,
 			unsigned char elfclass, unsigned char data);
 
+/*
+ * A read-only window of a file, mapped and populated (src/mapped.c). Access
+ * to it goes through ebid_window_guard(): fn's result, or -EBID_EBUS when
+ * the window could not be read (the file shrank, or an I/O error).
+ */
+#define EBID_EBUS 4100
+struct ebid_window {
+	const unsigned char *p;
+	size_t len;
+};
+int ebid_window_map(int fd, uint64_t off, size_t len, struct ebid_window *w);
+void ebid_window_unmap(struct ebid_window *w);
+int ebid_window_guard(const struct ebid_window *w, int (*fn)(void *arg),
+		      void *arg);
+
 #endif

@@ -80,6 +80,42 @@ run_scenario inplace --mutate
 run_scenario verify
 run_scenario show
 
+# The hash reads the input through mapped windows (src/mapped.c). Another
+# process truncating the file under a window makes the next touch of it
+# raise SIGBUS: each reader must say that the file shrank and exit with its
+# error status, not die of the signal. "mmap:N:shrink" maps the Nth window,
+# then truncates the file to that window's start.
+big=$SCRATCH/shrink-src
+cp "$FIXTURES/nobuildid" "$big"
+head -c $((10 << 20)) /dev/zero | tr '\0' 'x' >>"$big" # 3 windows or more
+shrink_case() { # DESC NTH WANT_RC SRC ARGS...
+	local desc=$1 nth=$2 want=$3 src=$4 dir=$SCRATCH/shrink
+	shift 4
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$src" "$dir/f"
+	case "$*" in verify*) "$EBID" inject -q "$dir/f" ;; esac
+	t_begin "file shrunk under the hash's window ($desc): exit $want, 'shrank', no signal"
+	EBID_FAULT=mmap:$nth:shrink EBID_FAULT_SCOPE=$dir LD_PRELOAD=$shim \
+		EBID_FAULT_LOG=$SCRATCH/shrink.log \
+		"$EBID" "$@" "$dir/f" >"$SCRATCH/shrink.out" 2>&1
+	local rc=$?
+	grep_q -P "^FIRED\tmmap\t$nth\tshrink" <"$SCRATCH/shrink.log" ||
+		t_fail "the shrink was not injected (no mapped window $nth?)"
+	[ "$rc" = "$want" ] || t_fail "exit $rc, want $want: $(cat "$SCRATCH/shrink.out")"
+	grep_q "shrank" <"$SCRATCH/shrink.out" ||
+		t_fail "no 'shrank' in: $(cat "$SCRATCH/shrink.out")"
+	[ "$(find "$dir" -name '.f.ebid-*' | wc -l)" = 0 ] ||
+		t_fail "a temporary or journal was left: $(ls -A "$dir")"
+	rm -f "$SCRATCH/shrink.log"
+	t_end
+}
+shrink_case "inject" 1 2 "$FIXTURES/nobuildid" inject
+shrink_case "inject --in-place" 1 2 "$FIXTURES/nobuildid" inject --in-place
+shrink_case "verify --content-hash" 1 1 "$FIXTURES/nobuildid" verify --content-hash --perf=off
+shrink_case "sha1-tree, third window" 3 2 "$big" inject --in-place --hash=sha1-tree
+shrink_case "sha1, third window" 3 2 "$big" inject --in-place
+
 # The figures for docs/reliability.md.
 grep -E '^scenario|window:' "$summary" | sed 's/^ */# /'
 t_done

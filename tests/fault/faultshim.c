@@ -16,6 +16,9 @@
  *             EXDEV, EBUSY, EROFS, EMFILE, ENOMEM, EFBIG, EINTR, ENOENT,
  *             ENOSYS, ETXTBSY): fail with it, doing nothing;
  *             "short": read or write only half the bytes (at least 1);
+ *             "shrink" (mmap only): map, then truncate the file to the
+ *             mapping's offset, as another process might while the map
+ *             is read (touching it then raises SIGBUS);
  *             "mutate": first append one byte to $EBID_FAULT_MUTATE (another
  *             process changing the file), then make the call
  *   EBID_FAULT_SCOPE=DIR  count only calls on paths (or descriptors of
@@ -46,7 +49,7 @@ struct spec {
 	char call[96];
 	long nth;               /* 0 = all */
 	int err;                /* errno to fail with, or 0 */
-	int shortio, mutate;
+	int shortio, mutate, shrink;
 };
 
 static struct spec specs[MAX_SPECS];
@@ -130,6 +133,8 @@ static void setup(void)
 			sp->shortio = 1;
 		else if (!strcmp(b, "mutate"))
 			sp->mutate = 1;
+		else if (!strcmp(b, "shrink"))
+			sp->shrink = 1;
 		else {
 			for (i = 0; i < (int)(sizeof(errnames) / sizeof(errnames[0])); i++)
 				if (!strcmp(b, errnames[i].name))
@@ -219,7 +224,7 @@ static void mutate_target(void)
 
 /*
  * Counts one call of kind `call` on `what` and says what to do: 0 go on,
- * -1 fail (errno set), 1 make it short. Calls outside the scope or made by
+ * -1 fail (errno set), 1 make it short, 2 shrink the file after the call. Calls outside the scope or made by
  * the shim itself are not counted.
  */
 static int decide(const char *call, const char *what, int in_scope)
@@ -250,7 +255,8 @@ static int decide(const char *call, const char *what, int in_scope)
 		if (strcmp(sp->call, call) || (sp->nth && sp->nth != n))
 			continue;
 		logf_("FIRED\t%s\t%ld\t%s\n", call, n,
-		      sp->shortio ? "short" : sp->mutate ? "mutate" : "errno");
+		      sp->shortio ? "short" : sp->mutate ? "mutate" :
+		      sp->shrink ? "shrink" : "errno");
 		if (sp->mutate) {
 			mutate_target();
 			continue;
@@ -258,6 +264,8 @@ static int decide(const char *call, const char *what, int in_scope)
 		busy = 0;
 		if (sp->shortio)
 			return 1;
+		if (sp->shrink)
+			return 2;
 		errno = sp->err;
 		return -1;
 	}
@@ -465,20 +473,50 @@ ssize_t copy_file_range(int in, off_t *ioff, int out, off_t *ooff, size_t n,
 				    flags);
 }
 
+/* Another process truncates the mapped file to the mapping's start. */
+static void shrink_mapped(int fd, off_t off)
+{
+	char path[64];
+	int wfd;
+
+	REAL(int, open, const char *, int, ...);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	busy = 1; /* not one of the tool's calls */
+	wfd = real_open(path, O_WRONLY | O_CLOEXEC);
+	if (wfd >= 0) {
+		if (ftruncate(wfd, off) != 0)
+			perror("faultshim: shrink");
+		close(wfd);
+	}
+	busy = 0;
+}
+
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
+	void *p;
+	int d = fd >= 0 ? decide_fd("mmap", fd) : 0;
+
 	REAL(void *, mmap, void *, size_t, int, int, int, off_t);
-	if (fd >= 0 && decide_fd("mmap", fd) < 0)
+	if (d < 0)
 		return MAP_FAILED;
-	return real_mmap(addr, len, prot, flags, fd, off);
+	p = real_mmap(addr, len, prot, flags, fd, off);
+	if (d == 2 && p != MAP_FAILED)
+		shrink_mapped(fd, off);
+	return p;
 }
 
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
+	void *p;
+	int d = fd >= 0 ? decide_fd("mmap", fd) : 0;
+
 	REAL(void *, mmap64, void *, size_t, int, int, int, off_t);
-	if (fd >= 0 && decide_fd("mmap", fd) < 0)
+	if (d < 0)
 		return MAP_FAILED;
-	return real_mmap64(addr, len, prot, flags, fd, off);
+	p = real_mmap64(addr, len, prot, flags, fd, off);
+	if (d == 2 && p != MAP_FAILED)
+		shrink_mapped(fd, off);
+	return p;
 }
 
 /* ---- durability and metadata ------------------------------------------ */
