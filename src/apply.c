@@ -14,6 +14,7 @@
 #define CHUNK (1u << 20)        /* reads through a buffer */
 #define WINDOW (2u << 20)       /* mapped at a time */
 #define BLOCK (64u << 10)       /* unit of the plan's changes in a window */
+#define PIECE (8u << 20)        /* copied before its writeback is started */
 
 /* Where output bytes go: a file descriptor, a memory buffer, or nowhere. */
 struct sink {
@@ -360,6 +361,7 @@ static int write_at(int fd, const unsigned char *buf, size_t n, uint64_t pos,
 struct copy {
 	int in, out;
 	uint64_t size;
+	uint64_t written;       /* writeback started for [0, written) */
 	int ret;
 	char err[EBID_ERRLEN];
 };
@@ -369,9 +371,19 @@ static void copy_range(struct copy *c, uint64_t pos, uint64_t end,
 		       bool *fallback, unsigned char **buf)
 {
 	while (pos < end) {
-		size_t want = end - pos < (1u << 30) ? (size_t)(end - pos)
-						     : (1u << 30);
+		size_t want = end - pos < PIECE ? (size_t)(end - pos) : PIECE;
 		ssize_t n;
+
+		if (c->written < pos) {
+			/* Start writeback of what is copied so far while the
+			 * copy goes on, so the disk works beside us and the
+			 * final fsync has little left to wait for. A hint:
+			 * errors show at fsync. */
+			sync_file_range(c->out, (off_t)c->written,
+					(off_t)(pos - c->written),
+					SYNC_FILE_RANGE_WRITE);
+			c->written = pos;
+		}
 
 		if (!*fallback) {
 			loff_t ip = (loff_t)pos, op = (loff_t)pos;
@@ -451,10 +463,10 @@ static void *copy_worker(void *arg)
 		c->ret = ebid_err(c->err, sizeof(c->err), -errno,
 				  "cannot set the output's size: %s",
 				  strerror(errno));
-	/* Start writeback now, while the hash still runs: the final fsync
-	 * then has little left to do. A hint only; errors show at fsync. */
+	/* The rest: writeback of the last piece starts now. */
 	if (!c->ret)
-		sync_file_range(c->out, 0, 0, SYNC_FILE_RANGE_WRITE);
+		sync_file_range(c->out, (off_t)c->written, 0,
+				SYNC_FILE_RANGE_WRITE);
 	free(buf);
 	return NULL;
 }
