@@ -153,4 +153,22 @@ else
 fi
 t_end
 
+for mode in "" --in-place; do
+	t_begin "sparse file ending in a hole${mode:+ ($mode)}: size, holes and appended data kept, id recomputed independently"
+	d=$SCRATCH/sparse$mode
+	mkdir -p "$d"
+	cp "$FIXTURES/nobuildid" "$d/prog"
+	truncate -s 100M "$d/prog" # the copy must set the size: its tail is a hole
+	cp --sparse=always "$d/prog" "$d/orig"
+	run "$EBID" inject $mode "$d/prog"
+	expect_eq "exit status" "$rc" 0
+	expect_eq "size" "$(stat -c %s "$d/prog")" "$(stat -c %s "$d/orig")"
+	blocks=$(stat -c %b "$d/prog")
+	[ "$blocks" -lt 40960 ] || t_fail "the hole was filled: $blocks blocks of 512 bytes"
+	expect_eq "id from readelf = tests/ebid.py" "$(readelf_ids "$d/prog")" "$(py_id "$d/prog")"
+	n=$(cmp -l "$d/prog" "$d/orig" | awk '$1 > 16 * 1024 * 1024' | wc -l)
+	expect_eq "bytes changed past the first 16 MiB" "$n" 0
+	t_end
+done
+
 t_done
