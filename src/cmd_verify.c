@@ -257,9 +257,13 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 				  "a %u-byte id cannot be a %s content hash",
 				  g->desc_len, ebid_hash_name(alg));
 		else if (ebid_content_id(e->path, &elf, alg, id, err,
-					 sizeof(err)))
-			add_check(r, "content", "fail", "%s", err);
-		else if (memcmp(id, g->desc, g->desc_len))
+					 sizeof(err))) {
+			/* Not a verdict on the file: it could not be read. */
+			r->status = EXIT_FILE;
+			r->action = "error";
+			snprintf(r->msg, sizeof(r->msg),
+				 "cannot compute the content hash: %s", err);
+		} else if (memcmp(id, g->desc, g->desc_len))
 			add_check(r, "content", "fail",
 				  "id does not match the file's %s content hash: the file was modified after the id was stamped (stripped?)",
 				  ebid_hash_name(alg));
