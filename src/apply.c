@@ -374,7 +374,7 @@ static void copy_range(struct copy *c, uint64_t pos, uint64_t end,
 		size_t want = end - pos < PIECE ? (size_t)(end - pos) : PIECE;
 		ssize_t n;
 
-		if (c->written < pos) {
+		if (pos - c->written >= PIECE) {
 			/* Start writeback of what is copied so far while the
 			 * copy goes on, so the disk works beside us and the
 			 * final fsync has little left to wait for. A hint:
