@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	const char *cache_next = NULL;
 	int c, status, nfiles;
 	size_t id_len;
-	bool is_job, is_link;
+	bool is_job, is_link, perf_given = false, hash_given = false;
 	long n;
 
 	/*
@@ -182,6 +182,7 @@ int main(int argc, char **argv)
 			cli.dry_run = true;
 			break;
 		case OPT_HASH:
+			hash_given = true;
 			if (ebid_hash_parse(optarg, &cli.opts.alg))
 				return usage_error("unknown hash '%s' (sha1, sha256, md5 or sha1-tree)",
 						   optarg);
@@ -197,6 +198,7 @@ int main(int argc, char **argv)
 			cli.opts.force = true;
 			break;
 		case OPT_PERF:
+			perf_given = true;
 			if (!strcmp(optarg, "auto"))
 				cli.perf = PERF_AUTO;
 			else if (!strcmp(optarg, "require"))
@@ -303,8 +305,14 @@ int main(int argc, char **argv)
 	if (cli.opts.id && cli.recursive && is_job)
 		return usage_error("%s", "--id would give every file the same id; not with -r");
 	if (strcmp(cli.command, "verify") &&
-	    (cli.content_hash || cli.json || cli.junit || cli.nallow_missing))
-		return usage_error("%s", "--content-hash, --json, --junit and --allow-missing are for verify");
+	    (cli.content_hash || cli.json || cli.junit || cli.nallow_missing ||
+	     perf_given))
+		return usage_error("%s", "--content-hash, --perf, --json, --junit and --allow-missing are for verify");
+	/* An option that would be ignored is refused: it was meant to do something. */
+	if (!is_job && (cli.opts.id || cli.opts.force))
+		return usage_error("%s", "--id and --force are for inject, reserve and backfill");
+	if (hash_given && !is_job && !cli.content_hash)
+		return usage_error("%s", "--hash is for inject, reserve, backfill and verify --content-hash");
 	/* "--perf-cache DIR" reads DIR as a file: its value needs '='. */
 	if (is_link && cache_next && !cli.recursive) {
 		struct stat st;

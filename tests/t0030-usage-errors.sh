@@ -39,5 +39,13 @@ usage_case "-o with two inputs" inject -o "$SCRATCH/out" "$f" "$g"
 usage_case "--output= with two inputs" inject --output="$SCRATCH/out" "$f" "$g"
 usage_case "-o without argument" inject -o
 usage_case "--perf=sometimes" verify --perf=sometimes "$f"
+# An option the command would ignore is refused: it was meant to do something.
+usage_case "--perf on inject" inject --perf=off "$f"
+usage_case "--hash on show" show --hash=md5 "$f"
+usage_case "--hash on link" link --hash=md5 --debug-dir="$SCRATCH/dbg" "$f"
+usage_case "--hash on verify without --content-hash" verify --hash=sha256 "$f"
+usage_case "--force on verify" verify --force "$f"
+usage_case "--id on link" link --id=0x1234 --debug-dir="$SCRATCH/dbg" "$f"
+usage_case "--content-hash on inject" inject --content-hash "$f"
 
 t_done
