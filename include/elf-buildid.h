@@ -142,6 +142,8 @@ struct ebid_opts {
 	bool force;
 	const unsigned char *id;        /* explicit id (--id), or NULL */
 	size_t id_len;
+	bool alg_given;                 /* alg was asked for: reserve refuses a
+					 * note that is there with another size */
 };
 
 /* A byte range that the plan overwrites. Owns bytes. */

@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 			cli.dry_run = true;
 			break;
 		case OPT_HASH:
-			hash_given = true;
+			hash_given = cli.opts.alg_given = true;
 			if (ebid_hash_parse(optarg, &cli.opts.alg))
 				return usage_error("unknown hash '%s' (sha1, sha256, md5 or sha1-tree)",
 						   optarg);

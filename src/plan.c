@@ -983,6 +983,13 @@ static int plan_existing(struct planner *p)
 	if (o->mode == EBID_MODE_BACKFILL && !zero && !o->force)
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
 				"build-id is already filled, not a reserved all-zero note (use --force to recompute)");
+	/* A note that is there keeps its size: it cannot take another hash. */
+	if (o->mode == EBID_MODE_RESERVE && o->alg_given &&
+	    ebid_hash_id_len(o->alg) != g->desc_len)
+		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
+				"the note holds %u bytes but the %s gives %zu (reserve keeps the size of a note that is there)",
+				g->desc_len, ebid_hash_name(o->alg),
+				ebid_hash_id_len(o->alg));
 	if (o->mode == EBID_MODE_RESERVE && !zero && o->force) {
 		/* reserve -f: back to a reserved note, to be backfilled. */
 		unsigned char zeros[EBID_MAX_ID] = { 0 };

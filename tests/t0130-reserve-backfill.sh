@@ -69,4 +69,24 @@ for v in plain nobuildid existing; do
 	t_end
 done
 
+# A note that is there keeps its size: reserve --hash must fit it.
+t_begin "existing: reserve -f --hash=md5 on a 20-byte note exits 2 and says why, file untouched"
+f=$(copy_fixture existing "$SCRATCH/resize/existing")
+state=$(file_state "$f")
+expect_exit 2 "$EBID" reserve -f --hash=md5 "$f"
+expect_one_error_line "$f"
+expect_match "message" "$err" "note holds 20 bytes but the md5 gives 16"
+expect_eq "inode mtime size" "$(file_state "$f")" "$state"
+expect_same_file "bytes" "$f" "$FIXTURES/existing"
+t_end
+
+t_begin "existing: reserve -f --hash=sha256 then backfill --hash=sha256: the id recomputes"
+if expect_exit 0 "$EBID" reserve -f --hash=sha256 "$f" && parse_id_line "$out" "$f"; then
+	expect_eq "printed id" "$id" "0000000000000000000000000000000000000000"
+fi
+if expect_exit 0 "$EBID" backfill --hash=sha256 "$f" && parse_id_line "$out" "$f"; then
+	expect_eq "ebid.py id --hash=sha256" "$(py_id "$f" --hash=sha256)" "$id"
+fi
+t_end
+
 t_done
