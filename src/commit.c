@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <dirent.h>
@@ -20,6 +21,62 @@ void ebid_commit_init(struct ebid_commit *c)
 	c->fd = -1;
 }
 
+/* Is e a temporary of ours, ".NAME.ebid-XXXXXX"? Then NAME's length. */
+static size_t temp_name_len(const char *e)
+{
+	size_t len = strlen(e);
+
+	if (len < 1 + 1 + 6 + 6 || e[0] != '.' ||
+	    strncmp(e + len - 12, ".ebid-", 6))
+		return 0;
+	return len - 1 - 12;
+}
+
+/*
+ * The temporaries seen in one directory, read once per process: a tree
+ * run writes many files into one directory, and reading the directory for
+ * each of them was quadratic. Temporaries are rare, so the lists are short.
+ */
+struct dir_temps {
+	dev_t dev;
+	ino_t ino;
+	char **names;
+	size_t n;
+};
+
+static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dir_temps *dirs;
+static size_t ndirs;
+
+static struct dir_temps *scan_dir(DIR *d, const struct stat *st)
+{
+	struct dir_temps *nd, *t;
+	struct dirent *de;
+
+	nd = realloc(dirs, (ndirs + 1) * sizeof(*dirs));
+	if (!nd)
+		return NULL;
+	dirs = nd;
+	t = &dirs[ndirs++];
+	memset(t, 0, sizeof(*t));
+	t->dev = st->st_dev;
+	t->ino = st->st_ino;
+	while ((de = readdir(d))) {
+		char **nn;
+
+		if (!temp_name_len(de->d_name))
+			continue;
+		nn = realloc(t->names, (t->n + 1) * sizeof(*t->names));
+		if (!nn || !(nn[t->n] = strdup(de->d_name))) {
+			t->names = nn ? nn : t->names;
+			break; /* best effort: fewer are removed */
+		}
+		t->names = nn;
+		t->n++;
+	}
+	return t;
+}
+
 /*
  * Removes the temporaries ".NAME.ebid-XXXXXX" that a killed run left beside
  * NAME. A live run holds an exclusive flock on its temporary from the moment
@@ -28,32 +85,45 @@ void ebid_commit_init(struct ebid_commit *c)
  */
 static void remove_stale_temps(const char *dir, const char *name)
 {
-	size_t nlen = strlen(name);
-	struct dirent *de;
+	size_t nlen = strlen(name), i;
+	struct dir_temps *t = NULL;
+	struct stat st;
 	DIR *d = opendir(dir);
 
 	if (!d)
 		return;
-	while ((de = readdir(d))) {
-		const char *e = de->d_name;
+	pthread_mutex_lock(&temps_lock);
+	if (fstat(dirfd(d), &st) == 0) {
+		for (i = 0; i < ndirs && !t; i++)
+			if (dirs[i].dev == st.st_dev && dirs[i].ino == st.st_ino)
+				t = &dirs[i];
+		if (!t)
+			t = scan_dir(d, &st);
+	}
+	for (i = 0; t && i < t->n;) {
+		const char *e = t->names[i];
 		struct stat a, b;
 		int fd;
 
-		if (e[0] != '.' || strncmp(e + 1, name, nlen) ||
-		    strncmp(e + 1 + nlen, ".ebid-", 6) ||
-		    strlen(e + 1 + nlen + 6) != 6)
+		if (temp_name_len(e) != nlen || strncmp(e + 1, name, nlen)) {
+			i++;
 			continue;
+		}
 		fd = openat(dirfd(d), e, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 					 O_CLOEXEC | O_NOCTTY);
-		if (fd < 0)
-			continue;
-		if (!fstat(fd, &a) && S_ISREG(a.st_mode) &&
-		    !flock(fd, LOCK_EX | LOCK_NB) &&
-		    !fstatat(dirfd(d), e, &b, AT_SYMLINK_NOFOLLOW) &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-			unlinkat(dirfd(d), e, 0);
-		close(fd);
+		if (fd >= 0) {
+			if (!fstat(fd, &a) && S_ISREG(a.st_mode) &&
+			    !flock(fd, LOCK_EX | LOCK_NB) &&
+			    !fstatat(dirfd(d), e, &b, AT_SYMLINK_NOFOLLOW) &&
+			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+				unlinkat(dirfd(d), e, 0);
+			close(fd);
+		}
+		/* Tried once: gone, or somebody's live temporary. */
+		free(t->names[i]);
+		t->names[i] = t->names[--t->n];
 	}
+	pthread_mutex_unlock(&temps_lock);
 	closedir(d);
 }
 

@@ -53,4 +53,34 @@ kills() { # LABEL RUNS [--in-place]
 
 kills replace "$runs"
 kills in-place "$inplace_runs" --in-place
+# Which temporaries a run removes: only ".NAME.ebid-XXXXXX" of a file it
+# writes, and only when no live run holds its lock. A tree run reads each
+# directory once for them, however many files it writes there.
+t_begin "stale temporaries: a tree run removes a dead one, keeps a locked one and one of a file it does not write"
+d=$SCRATCH/temps
+rm -rf "$d"
+mkdir -p "$d/dir"
+for i in $(seq -w 1 40); do cp "$FIXTURES/nobuildid" "$d/dir/f$i"; done
+echo dead >"$d/dir/.f07.ebid-AAAAAA"
+echo live >"$d/dir/.f08.ebid-BBBBBB"
+echo other >"$d/dir/.unrelated.ebid-CCCCCC"
+# The holder is sleep itself, so killing it releases the lock.
+(exec 9<"$d/dir/.f08.ebid-BBBBBB" && flock -x 9 && exec sleep 60) &
+holder=$!
+for _ in $(seq 50); do # until the holder has its lock
+	flock -n -x "$d/dir/.f08.ebid-BBBBBB" true || break
+	sleep 0.1
+done
+run "$EBID" inject -r -q -j 2 "$d/dir"
+expect_eq "exit status" "$rc" 0
+[ -e "$d/dir/.f07.ebid-AAAAAA" ] && t_fail "the dead temporary of f07 is still there"
+[ -e "$d/dir/.f08.ebid-BBBBBB" ] || t_fail "the locked temporary of f08 was removed"
+[ -e "$d/dir/.unrelated.ebid-CCCCCC" ] || t_fail "a temporary of a file the run did not write was removed"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+run "$EBID" reserve -f "$d/dir/f08" # rewrites f08
+expect_eq "exit status of a run on f08 once the lock is gone" "$rc" 0
+[ -e "$d/dir/.f08.ebid-BBBBBB" ] && t_fail "the temporary of f08 outlived its lock and a run on f08"
+t_end
+
 t_done
