@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ELF layout reader: the only module that talks to libelf. */
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>

@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	const char *cache_next = NULL;
 	int c, status, nfiles;
 	size_t id_len;
-	bool is_job, is_link, perf_given = false, hash_given = false;
+	bool is_job, is_link, perf_given = false;
 	long n;
 
 	/*
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 			cli.dry_run = true;
 			break;
 		case OPT_HASH:
-			hash_given = cli.opts.alg_given = true;
+			cli.opts.alg_given = true;
 			if (ebid_hash_parse(optarg, &cli.opts.alg))
 				return usage_error("unknown hash '%s' (sha1, sha256, md5 or sha1-tree)",
 						   optarg);
@@ -311,7 +311,7 @@ int main(int argc, char **argv)
 	/* An option that would be ignored is refused: it was meant to do something. */
 	if (!is_job && (cli.opts.id || cli.opts.force))
 		return usage_error("%s", "--id and --force are for inject, reserve and backfill");
-	if (hash_given && !is_job && !cli.content_hash)
+	if (cli.opts.alg_given && !is_job && !cli.content_hash)
 		return usage_error("%s", "--hash is for inject, reserve, backfill and verify --content-hash");
 	/* "--perf-cache DIR" reads DIR as a file: its value needs '='. */
 	if (is_link && cache_next && !cli.recursive) {

@@ -948,7 +948,8 @@ static int plan_existing(struct planner *p)
 	const struct ebid_elf *elf = p->elf;
 	const struct ebid_opts *o = p->opts;
 	const struct ebid_note *g = &elf->gnu;
-	bool zero = ebid_all_zero(g->desc, g->desc_len);
+	bool zero = ebid_all_zero(g->desc, g->desc_len), fill;
+	size_t want;
 	int ret;
 
 	if (elf->shnum) {
@@ -983,13 +984,19 @@ static int plan_existing(struct planner *p)
 	if (o->mode == EBID_MODE_BACKFILL && !zero && !o->force)
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
 				"build-id is already filled, not a reserved all-zero note (use --force to recompute)");
-	/* A note that is there keeps its size: it cannot take another hash. */
-	if (o->mode == EBID_MODE_RESERVE && o->alg_given &&
-	    ebid_hash_id_len(o->alg) != g->desc_len)
+	/*
+	 * A note that is there keeps its size: the id that fills it, or the
+	 * hash that reserve was asked to reserve it for, must fit.
+	 */
+	fill = o->mode != EBID_MODE_RESERVE && (zero || o->force);
+	want = o->id ? o->id_len : ebid_hash_id_len(o->alg);
+	if ((fill || (o->mode == EBID_MODE_RESERVE && o->alg_given)) &&
+	    want != g->desc_len)
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
-				"the note holds %u bytes but the %s gives %zu (reserve keeps the size of a note that is there)",
-				g->desc_len, ebid_hash_name(o->alg),
-				ebid_hash_id_len(o->alg));
+				"the note holds %u bytes but the %s gives %zu%s",
+				g->desc_len,
+				o->id ? "--id" : ebid_hash_name(o->alg), want,
+				fill ? "" : " (reserve keeps the size of a note that is there)");
 	if (o->mode == EBID_MODE_RESERVE && !zero && o->force) {
 		/* reserve -f: back to a reserved note, to be backfilled. */
 		unsigned char zeros[EBID_MAX_ID] = { 0 };
@@ -1001,15 +1008,7 @@ static int plan_existing(struct planner *p)
 			return ret;
 		p->plan->actions |= EBID_ACT_ZERO;
 	}
-	if (o->mode != EBID_MODE_RESERVE && (zero || o->force)) {
-		size_t want = o->id ? o->id_len : ebid_hash_id_len(o->alg);
-
-		if (want != g->desc_len)
-			return ebid_err(p->err, p->errlen, -EBID_ENOTE,
-					"the note holds %u bytes but the %s gives %zu",
-					g->desc_len,
-					o->id ? "--id" : ebid_hash_name(o->alg),
-					want);
+	if (fill) {
 		p->plan->fill = true;
 		p->plan->actions |= EBID_ACT_FILL;
 	}
