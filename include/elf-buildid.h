@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <sys/types.h>
 
 /*
  * Conventions: every function returns 0 on success or a negative errno-style
@@ -27,6 +30,7 @@
 #define EBID_ENOTE 4004         /* note state does not allow the command */
 #define EBID_ECHANGED 4005      /* file changed while we worked on it */
 #define EBID_EVERIFY 4006       /* our own output failed self-verification */
+#define EBID_ELOCKED 4007       /* another process held the file's lock */
 
 enum ebid_hash_alg {
 	EBID_HASH_SHA1 = 0,
@@ -234,14 +238,77 @@ int ebid_unhex(const char *s, unsigned char *out, size_t max, size_t *len);
 bool ebid_all_zero(const unsigned char *p, size_t len);
 
 /*
+ * A file reached through a directory descriptor: every open, create,
+ * rename and unlink of it and of the temporaries beside it goes through
+ * dirfd, so a path component swapped for a symlink later cannot steer a
+ * write elsewhere. Owns dirfd and name (one path component).
+ */
+struct ebid_at {
+	int dirfd;
+	char *name;
+};
+
+void ebid_at_init(struct ebid_at *at);
+void ebid_at_release(struct ebid_at *at);
+/*
+ * A path named by the user: its directory is opened once, symlinks in it
+ * followed as the user named them; with follow, a symlink as the last
+ * component stands for its target (inject edits the target).
+ */
+int ebid_at_named(struct ebid_at *at, const char *path, bool follow,
+		  char *err, size_t errlen);
+/* rel below rootfd, reached with no symlink and no "..": see below. */
+int ebid_at_beneath(struct ebid_at *at, int rootfd, const char *rel,
+		    char *err, size_t errlen);
+/*
+ * openat() of rel below dirfd that follows no symlink and never leaves
+ * dirfd (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or the same rule
+ * one component at a time where the kernel lacks openat2). Returns the
+ * descriptor or a negative errno (-ELOOP: a symlink on the way).
+ */
+int ebid_open_beneath(int dirfd, const char *rel, int flags, mode_t mode);
+/*
+ * mkdir -p of rel below rootfd, each level made with mkdirat and opened
+ * with O_NOFOLLOW: a symlink where a directory should be is refused.
+ * *dirfd receives the last directory (owned by the caller).
+ */
+int ebid_mkdirs_beneath(int rootfd, const char *rel, int *dirfd, char *err,
+			size_t errlen);
+/*
+ * Opens at's file (O_NOFOLLOW and flags) and takes its lock: flock()
+ * exclusive for writers, shared for readers, waiting at most timeout_ms
+ * (negative: forever). The lock belongs to the inode the name names when
+ * it is granted; a file renamed over meanwhile is opened again. Other
+ * elf-buildid runs take the same lock, so runs on one file act one after
+ * another. A non-regular file is returned unlocked. Returns the
+ * descriptor (owned by the caller; closing it drops the lock) or a
+ * negative code (-EBID_ELOCKED on timeout, naming the holder if known).
+ */
+int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
+		     long timeout_ms, struct stat *st, char *err,
+		     size_t errlen);
+
+/*
+ * The temporaries that killed runs left, remembered per directory so that
+ * a run over many files reads each directory once. Owned by the caller
+ * (one per run, shared by its threads); NULL reads the directory each time.
+ */
+struct ebid_temps;
+struct ebid_temps *ebid_temps_new(void);
+void ebid_temps_free(struct ebid_temps *t);
+
+/*
  * Whole-file jobs. ebid_job_run reads path, plans, and (unless dry_run)
  * writes the result to output (or back over path: temp file in the same
  * directory, fsync, metadata copied, rename, directory fsync). The original
  * is never modified in place.
  */
 struct ebid_job {
-	const char *path;               /* input */
+	const char *path;               /* input, for messages */
+	const struct ebid_at *at;       /* input: where it is */
 	const char *output;             /* -o, or NULL to replace path */
+	long lock_timeout_ms;           /* see ebid_open_locked() */
+	struct ebid_temps *temps;       /* or NULL */
 	struct ebid_opts opts;
 	bool dry_run;
 	bool preserve_times;            /* keep atime and mtime */
@@ -259,22 +326,22 @@ struct ebid_job {
 int ebid_job_run(struct ebid_job *job, char *err, size_t errlen);
 void ebid_job_release(struct ebid_job *job);
 
-/* Open path read-only and parse it (for show and verify). */
-int ebid_elf_open(struct ebid_elf *elf, const char *path, char *err,
-		  size_t errlen);
+/* Parse the layout of the regular file open at fd (for show and verify). */
+int ebid_elf_open_fd(struct ebid_elf *elf, int fd, char *err, size_t errlen);
 
-/* Recompute the content hash of a file whose id lies at elf->gnu. */
-int ebid_content_id(const char *path, const struct ebid_elf *elf,
+/* Recompute the content hash of the file at fd whose id lies at elf->gnu. */
+int ebid_content_id(int fd, const struct ebid_elf *elf,
 		    enum ebid_hash_alg alg, unsigned char id[EBID_MAX_ID],
 		    char *err, size_t errlen);
 
 /*
- * perf bridge: run `perf buildid-list -i path` with a fixed environment and
- * a timeout; hex receives what perf printed (trimmed). Returns -ENOENT when
- * perf is not installed.
+ * perf bridge: run `perf buildid-list -i` on the file open at fd (perf
+ * reads that very inode, whatever its path now names) with a fixed
+ * environment and a timeout; hex receives what perf printed (trimmed).
+ * Returns -ENOENT when perf is not installed.
  */
-int ebid_perf_buildid(const char *path, char *hex, size_t hexlen,
-		      char *err, size_t errlen);
+int ebid_perf_buildid(int fd, char *hex, size_t hexlen, char *err,
+		      size_t errlen);
 
 /*
  * Whether elf is something that carries a build-id: an executable or a
@@ -284,18 +351,17 @@ int ebid_perf_buildid(const char *path, char *hex, size_t hexlen,
 bool ebid_elf_is_program(const struct ebid_elf *elf, const char **why);
 
 /*
- * The file name in path's .gnu_debuglink section, if any: name[0] is '\0'
- * when there is none.
+ * The file name in the .gnu_debuglink section of the file open at fd, if
+ * any: name[0] is '\0' when there is none.
  */
-int ebid_elf_debuglink(const struct ebid_elf *elf, const char *path,
-		       char *name, size_t len);
+int ebid_elf_debuglink(const struct ebid_elf *elf, int fd, char *name,
+		       size_t len);
 
 /* Machine name ("x86_64", "aarch64", ...) for e_machine, or NULL. */
 const char *ebid_machine_name(uint16_t machine);
 
-/* SHA-256 of a whole file, hex-encoded into hex[65]. */
-int ebid_sha256_file(const char *path, char hex[65], char *err,
-		     size_t errlen);
+/* SHA-256 of the whole file open at fd, hex-encoded into hex[65]. */
+int ebid_sha256_fd(int fd, char hex[65], char *err, size_t errlen);
 
 /*
  * Tree walking. Each regular file reached from the roots is listed once
@@ -306,7 +372,10 @@ int ebid_sha256_file(const char *path, char hex[65], char *err,
  */
 struct ebid_walk_entry {
 	char *path;             /* as reached: root joined with the rest */
-	const char *reason;     /* static string when skipped */
+	int rootfd;             /* walked: the root it lies below; -1 named */
+	char *rel;              /* walked: the file to act on, below rootfd
+				 * (a symlink's in-tree target) */
+	const char *reason;     /* static string when skipped (or why error) */
 	int error;              /* negative errno when it could not be read */
 	bool skip;
 	bool named;             /* named on the command line, not walked */
@@ -319,12 +388,26 @@ struct ebid_walk_entry {
 struct ebid_walk {
 	struct ebid_walk_entry *v;
 	size_t n, cap;
+	int *roots;             /* the walked roots, held open */
+	size_t nroots;
 };
 
 int ebid_walk_add(struct ebid_walk *w, const char *root, bool recursive,
 		  const char *const *exclude, size_t nexclude, char *err,
 		  size_t errlen);
 void ebid_walk_finish(struct ebid_walk *w);
+/* Where an entry's file is: below its root, or the path as named. */
+int ebid_walk_entry_at(const struct ebid_walk_entry *e, struct ebid_at *at,
+		       char *err, size_t errlen);
 void ebid_walk_release(struct ebid_walk *w);
+
+/*
+ * The library reads large inputs through mappings only when the program
+ * has installed this as its SIGBUS handler (sigaction with SA_SIGINFO):
+ * it turns a fault inside a window being read (the file shrank, an I/O
+ * error) into an error return, and makes any other SIGBUS fatal. Without
+ * it, the library reads with pread() and installs nothing itself.
+ */
+void ebid_sigbus_handler(int sig, siginfo_t *si, void *ctx);
 
 #endif

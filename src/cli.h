@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "elf-buildid.h"
 
@@ -25,6 +26,8 @@ struct cli {
 	const char **exclude;
 	size_t nexclude;
 	const char *manifest;
+	long lock_timeout_ms;           /* --lock-timeout */
+	struct ebid_temps *temps;       /* the run's stale-temporary cache */
 	/* verify */
 	enum perf_mode perf;
 	bool content_hash, json;
@@ -33,6 +36,7 @@ struct cli {
 	size_t nallow_missing;
 	/* link */
 	const char *debug_dir, *perf_cache, *debug_file;
+	int debug_dirfd, perf_cachefd;  /* held open by cmd_link */
 };
 
 #define MAX_CHECKS 10
@@ -75,6 +79,14 @@ int cli_run(const struct cli *cli, char **args, int nargs, work_fn work,
 void cli_results_free(struct result *v, size_t n);
 /* Fills r->msg with why e was skipped (naming the file it aliases). */
 void skip_reason(struct result *r, const struct ebid_walk_entry *e);
+/* Fills r->msg with why e could not be read. */
+void entry_error(struct result *r, const struct ebid_walk_entry *e);
+/*
+ * Opens e's file read-only under a shared lock (--lock-timeout): the
+ * descriptor, or a negative code with err filled.
+ */
+int open_entry(const struct cli *cli, const struct ebid_walk_entry *e,
+	       struct stat *st, char *err, size_t errlen);
 
 /* The commands. */
 int cmd_job(const struct cli *cli, char **args, int nargs);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* inject, reserve and backfill: per-file jobs, summary and manifest. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,19 +50,45 @@ static char *plan_text(const struct ebid_job *job)
 	return buf;
 }
 
+/* The SHA-256 of what the job left: the file (or -o's output). */
+static int manifest_hash(const struct cli *cli, const struct ebid_at *at,
+			 struct result *r, char *err, size_t errlen)
+{
+	struct ebid_at out;
+	struct stat st;
+	int fd, ret;
+
+	ebid_at_init(&out);
+	if (cli->output) {
+		ret = ebid_at_named(&out, cli->output, false, err, errlen);
+		if (ret)
+			return ret;
+		at = &out;
+	}
+	fd = ebid_open_locked(at, O_RDONLY, false, cli->lock_timeout_ms, &st,
+			      err, errlen);
+	ebid_at_release(&out);
+	if (fd < 0)
+		return fd;
+	ret = ebid_sha256_fd(fd, r->sha256, err, errlen);
+	close(fd);
+	return ret;
+}
+
 static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		     struct result *r)
 {
 	struct ebid_job job = { 0 };
+	struct ebid_at at;
 	char err[EBID_ERRLEN];
 
 	r->dev = e->dev;
 	r->ino = e->ino;
+	ebid_at_init(&at);
 	if (e->error) {
 		r->status = EXIT_FILE;
 		r->action = "failed";
-		snprintf(r->msg, sizeof(r->msg), "cannot read: %s",
-			 strerror(-e->error));
+		entry_error(r, e);
 		return;
 	}
 	if (e->skip) {
@@ -71,6 +98,9 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		return;
 	}
 	job.path = e->path;
+	job.at = &at;
+	job.lock_timeout_ms = cli->lock_timeout_ms;
+	job.temps = cli->temps;
 	job.output = cli->output;
 	job.opts = cli->opts;
 	job.dry_run = cli->dry_run;
@@ -80,7 +110,8 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		       (cli->recursive && e->nlink > 1 &&
 			e->links_in_tree == e->nlink);
 	job.skip_non_programs = cli->recursive;
-	if (ebid_job_run(&job, err, sizeof(err))) {
+	if (ebid_walk_entry_at(e, &at, err, sizeof(err)) ||
+	    ebid_job_run(&job, err, sizeof(err))) {
 		r->status = EXIT_FILE;
 		r->action = "failed";
 		snprintf(r->msg, sizeof(r->msg), "%s", err);
@@ -99,15 +130,15 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	r->size = (unsigned long long)job.plan.out_size;
 	if (cli->dry_run) {
 		r->text = plan_text(&job);
-	} else if (cli->manifest &&
-		   ebid_sha256_file(cli->output ? cli->output : e->path,
-				    r->sha256, err, sizeof(err))) {
+	} else if (cli->manifest && manifest_hash(cli, &at, r, err,
+						  sizeof(err))) {
 		r->status = EXIT_FILE;
 		r->action = "failed";
 		snprintf(r->msg, sizeof(r->msg), "cannot hash for manifest: %s",
 			 err);
 	}
 out:
+	ebid_at_release(&at);
 	ebid_job_release(&job);
 }
 

@@ -2,7 +2,6 @@
 /* link: make a file findable by its build-id (debug tree or perf's cache). */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,7 @@
 #include "cli.h"
 #include "internal.h"
 
-/* mkdir -p; returns 0 or -errno. */
+/* mkdir -p of a directory the user named; returns 0 or -errno. */
 static int mkdirs(const char *dir)
 {
 	char *p = strdup(dir), *s;
@@ -41,202 +40,302 @@ static int mkdirs(const char *dir)
 	return ret;
 }
 
-static int same_bytes(const char *a, const char *b)
+/* Whether the files open at a and b hold the same bytes. */
+static bool same_bytes(int a, int b)
 {
-	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-	char x[65536], y[65536];
-	size_t na, nb;
-	int same = 0;
+	static const size_t len = 65536;
+	char *x = malloc(len), *y = malloc(len);
+	uint64_t off = 0;
+	bool same = false;
 
-	if (!fa || !fb)
-		goto out;
-	do {
-		na = fread(x, 1, sizeof(x), fa);
-		nb = fread(y, 1, sizeof(y), fb);
-		if (na != nb || memcmp(x, y, na))
-			goto out;
-	} while (na);
-	same = 1;
-out:
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
+	while (x && y) {
+		ssize_t na = pread(a, x, len, (off_t)off);
+		ssize_t nb = pread(b, y, len, (off_t)off);
+
+		if (na < 0 || na != nb || memcmp(x, y, (size_t)na))
+			break;
+		if (!na) {
+			same = true;
+			break;
+		}
+		off += (uint64_t)na;
+	}
+	free(x);
+	free(y);
 	return same;
 }
 
-/*
- * Places a copy of src at dest (a reflink where the file system can). A
- * copy, not a hard link: a binary later overwritten in place (cp, install
- * without rename) must not change what its old id points to. Never
- * replaces: the same bytes already there are fine, others a collision.
- */
-static int place(const char *src, const char *dest, char *err, size_t errlen)
+/* Copies the file open at in into out: a reflink where it can. */
+static int copy_fd(int in, int out)
 {
-	char *dir = strdup(dest), *tmp = NULL;
-	struct stat a, b;
-	int ret = 0, in = -1, out = -1;
+	char buf[65536];
+	uint64_t off = 0;
 
+	if (ioctl(out, FICLONE, in) == 0)
+		return 0;
+	for (;;) {
+		ssize_t n = pread(in, buf, sizeof(buf), (off_t)off);
+		size_t done = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		while (done < (size_t)n) {
+			ssize_t w = write(out, buf + done, (size_t)n - done);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return w < 0 ? -errno : -EIO;
+			done += (size_t)w;
+		}
+		off += (uint64_t)n;
+	}
+}
+
+/*
+ * A destination below a held root: rel's directory, made with mkdirat and
+ * opened without following symlinks, and the last component's name.
+ */
+struct dest {
+	int dirfd;
+	const char *name;       /* points into rel */
+};
+
+static int dest_open(struct dest *d, int rootfd, const char *root,
+		     const char *rel, char *err, size_t errlen)
+{
+	char *dir = strdup(rel), *slash;
+	char why[EBID_ERRLEN];
+	int ret;
+
+	d->dirfd = -1;
 	if (!dir)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
-	ret = mkdirs(dirname(dir));
-	if (ret) {
-		ebid_err(err, errlen, ret, "cannot create directory for '%s': %s",
-			 dest, strerror(-ret));
-		goto out;
-	}
-	if (lstat(dest, &b) == 0) {
-		if (stat(src, &a) == 0 && stat(dest, &b) == 0 &&
+	slash = strrchr(dir, '/');
+	d->name = slash ? rel + (slash - dir) + 1 : rel;
+	if (slash)
+		*slash = '\0';
+	ret = slash ? ebid_mkdirs_beneath(rootfd, dir, &d->dirfd, why,
+					  sizeof(why))
+		    : (d->dirfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0)) < 0
+			      ? ebid_err(why, sizeof(why), -errno, "%s",
+					 strerror(errno))
+			      : 0;
+	free(dir);
+	if (ret)
+		return ebid_err(err, errlen, ret, "cannot place '%s/%s': %s",
+				root, rel, why);
+	return 0;
+}
+
+/*
+ * Places a copy of the file open at in at root/rel (a reflink where the
+ * file system can). A copy, not a hard link: a binary later overwritten
+ * in place (cp, install without rename) must not change what its old id
+ * points to. Never replaces, never writes through a symlink: the same
+ * bytes already there are fine, anything else is refused (or, with
+ * keep_other, left as it is).
+ */
+static int place(int in, int rootfd, const char *root, const char *rel,
+		 bool keep_other, char *err, size_t errlen)
+{
+	struct dest d;
+	struct stat a, b;
+	char *tmp = NULL;
+	int ret, out = -1, have;
+
+	ret = dest_open(&d, rootfd, root, rel, err, errlen);
+	if (ret)
+		return ret;
+	if (fstatat(d.dirfd, d.name, &b, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(b.st_mode)) {
+			ret = ebid_err(err, errlen, -ELOOP,
+				       "'%s/%s' is a symlink; refusing to write through it",
+				       root, rel);
+			goto out;
+		}
+		have = openat(d.dirfd, d.name, O_RDONLY | O_NOFOLLOW |
+						 O_NONBLOCK | O_CLOEXEC);
+		if (have >= 0 && !fstat(in, &a) && !fstat(have, &b) &&
+		    S_ISREG(b.st_mode) &&
 		    ((a.st_dev == b.st_dev && a.st_ino == b.st_ino) ||
-		     same_bytes(src, dest)))
+		     same_bytes(in, have))) {
+			close(have);
 			goto out; /* already there */
+		}
+		if (have >= 0)
+			close(have);
+		if (keep_other)
+			goto out;
 		ret = ebid_err(err, errlen, -EEXIST,
-			       "collision: a different file is already at '%s'",
-			       dest);
+			       "collision: a different file is already at '%s/%s'",
+			       root, rel);
 		goto out;
 	}
-	/* Copy to a temp name, then link it in: never clobbers. */
-	if (asprintf(&tmp, "%s.ebid-XXXXXX", dest) < 0) {
+	/* Copy to a temporary name, then link it in: never clobbers. */
+	if (asprintf(&tmp, ".%s.ebid-link", d.name) < 0) {
 		tmp = NULL;
 		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
-	in = open(src, O_RDONLY | O_CLOEXEC);
-	out = in < 0 ? -1 : mkostemp(tmp, O_CLOEXEC);
-	if (in < 0 || out < 0) {
-		ret = ebid_err(err, errlen, -errno, "cannot copy to '%s': %s",
-			       dest, strerror(errno));
-		if (out < 0) {
-			free(tmp);
-			tmp = NULL;
-		}
+	unlinkat(d.dirfd, tmp, 0); /* a killed run's */
+	out = openat(d.dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+					   O_CLOEXEC, 0600);
+	if (out < 0) {
+		ret = ebid_err(err, errlen, -errno, "cannot copy to '%s/%s': %s",
+			       root, rel, strerror(errno));
+		free(tmp);
+		tmp = NULL;
 		goto out;
 	}
-	if (ioctl(out, FICLONE, in) != 0) {
-		for (;;) {
-			char buf[65536];
-			ssize_t n = read(in, buf, sizeof(buf));
-
-			if (n == 0)
-				break;
-			if (n < 0 || write(out, buf, (size_t)n) != n) {
-				ret = ebid_err(err, errlen, -EIO,
-					       "cannot copy to '%s': %s", dest,
-					       strerror(errno));
-				goto out;
-			}
-		}
-	}
-	if (fchmod(out, 0644) || fsync(out) || link(tmp, dest)) {
-		ret = ebid_err(err, errlen, -errno, "cannot copy to '%s': %s",
-			       dest, strerror(errno));
-		goto out;
-	}
+	ret = copy_fd(in, out);
+	if (!ret && (fchmod(out, 0644) || fsync(out) ||
+		     linkat(d.dirfd, tmp, d.dirfd, d.name, 0)))
+		ret = -errno;
+	if (ret)
+		ebid_err(err, errlen, ret, "cannot copy to '%s/%s': %s", root,
+			 rel, strerror(-ret));
 out:
-	if (in >= 0)
-		close(in);
 	if (out >= 0)
 		close(out);
 	if (tmp)
-		unlink(tmp);
+		unlinkat(d.dirfd, tmp, 0);
 	free(tmp);
-	free(dir);
+	close(d.dirfd);
 	return ret;
 }
 
-/* A symlink at path pointing to target; an equal one is fine. */
-static int place_symlink(const char *target, const char *path, char *err,
-			 size_t errlen)
+/* A symlink at root/rel pointing to target; an equal one is fine. */
+static int place_symlink(const char *target, int rootfd, const char *root,
+			 const char *rel, char *err, size_t errlen)
 {
 	char have[PATH_MAX];
+	struct dest d;
 	ssize_t n;
-	char *dir = strdup(path);
 	int ret;
 
-	if (!dir)
-		return ebid_err(err, errlen, -ENOMEM, "out of memory");
-	ret = mkdirs(dirname(dir));
-	free(dir);
+	ret = dest_open(&d, rootfd, root, rel, err, errlen);
 	if (ret)
-		return ebid_err(err, errlen, ret,
-				"cannot create directory for '%s': %s", path,
-				strerror(-ret));
-	if (symlink(target, path) == 0)
-		return 0;
-	if (errno != EEXIST)
-		return ebid_err(err, errlen, -errno,
-				"cannot make symlink '%s': %s", path,
-				strerror(errno));
-	n = readlink(path, have, sizeof(have) - 1);
+		return ret;
+	if (symlinkat(target, d.dirfd, d.name) == 0)
+		goto out;
+	if (errno != EEXIST) {
+		ret = ebid_err(err, errlen, -errno,
+			       "cannot make symlink '%s/%s': %s", root, rel,
+			       strerror(errno));
+		goto out;
+	}
+	n = readlinkat(d.dirfd, d.name, have, sizeof(have) - 1);
 	if (n >= 0) {
 		have[n] = '\0';
 		if (!strcmp(have, target))
-			return 0;
+			goto out;
 	}
-	return ebid_err(err, errlen, -EEXIST,
-			"collision: '%s' already exists and points elsewhere",
-			path);
+	ret = ebid_err(err, errlen, -EEXIST,
+		       "collision: '%s/%s' already exists and points elsewhere",
+		       root, rel);
+out:
+	close(d.dirfd);
+	return ret;
 }
 
-/* Finds the separate debug file named by .gnu_debuglink, as gdb does. */
-static char *find_debug_file(const char *bin, const char *name,
-			     const char *debug_dir)
+/*
+ * Opens, under its shared lock, the separate debug file that
+ * .gnu_debuglink names, where gdb looks: beside the binary, in .debug
+ * below it, and below the debug directory. Never the binary itself.
+ */
+static int open_debug_file(const struct cli *cli, const struct ebid_at *bin,
+			   const struct stat *bin_st, const char *bin_dir,
+			   const char *name, struct stat *st)
 {
-	char *real = realpath(bin, NULL), *dir, *cand = NULL;
-	int i;
+	char *cand[3] = { NULL, NULL, NULL };
+	int i, fd = -1;
 
-	if (!real)
-		return NULL;
-	dir = dirname(real);
-	for (i = 0; i < 2; i++) {
-		if (asprintf(&cand, "%s%s/%s", dir, i ? "/.debug" : "", name) <
-		    0) {
-			cand = NULL;
-			break;
+	if (asprintf(&cand[0], "%s", name) < 0)
+		cand[0] = NULL;
+	if (asprintf(&cand[1], ".debug/%s", name) < 0)
+		cand[1] = NULL;
+	if (asprintf(&cand[2], "%s%s%s", bin_dir[0] ? bin_dir + 1 : "",
+		     bin_dir[0] ? "/" : "", name) < 0)
+		cand[2] = NULL;
+	for (i = 0; i < 3 && fd < 0; i++) {
+		int dirfd = i < 2 ? bin->dirfd : cli->debug_dirfd;
+		struct ebid_at at;
+		char why[EBID_ERRLEN];
+
+		if (!cand[i])
+			continue;
+		if (ebid_at_beneath(&at, dirfd, cand[i], why, sizeof(why)))
+			continue;
+		fd = ebid_open_locked(&at, O_RDONLY, false,
+				      cli->lock_timeout_ms, st, why,
+				      sizeof(why));
+		ebid_at_release(&at);
+		if (fd >= 0 && (!S_ISREG(st->st_mode) ||
+				(st->st_dev == bin_st->st_dev &&
+				 st->st_ino == bin_st->st_ino))) {
+			close(fd);
+			fd = -1;
 		}
-		if (access(cand, R_OK) == 0 && strcmp(cand, bin))
-			goto out;
-		free(cand);
-		cand = NULL;
 	}
-	if (debug_dir && asprintf(&cand, "%s%s/%s", debug_dir, dir, name) >= 0) {
-		if (access(cand, R_OK) == 0)
-			goto out;
-		free(cand);
-		cand = NULL;
-	}
-out:
-	free(real);
-	return cand;
+	for (i = 0; i < 3; i++)
+		free(cand[i]);
+	return fd;
+}
+
+/* The absolute path of the file open at fd, as the kernel names it. */
+static char *fd_path(int fd)
+{
+	char proc[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
 }
 
 static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		      struct result *r)
 {
 	struct ebid_elf elf;
+	struct ebid_at bin;
+	struct stat st, dst;
 	char err[EBID_ERRLEN], link_name[PATH_MAX] = "";
-	char *dest = NULL, *debug = NULL, *real = NULL, *cache = NULL;
+	char *dest = NULL, *real = NULL, *bin_dir = NULL, *rel = NULL;
 	const char *why;
-	int ret;
+	int ret, fd = -1, dfd = -1;
 
 	r->dev = e->dev;
 	r->ino = e->ino;
 	memset(&elf, 0, sizeof(elf));
+	ebid_at_init(&bin);
 	if (e->error || e->skip) {
 		r->action = e->error ? "failed" : "skipped";
 		r->status = e->error ? EXIT_FILE : EXIT_OK;
 		if (e->error)
-			snprintf(r->msg, sizeof(r->msg), "%s",
-				 strerror(-e->error));
+			entry_error(r, e);
 		else
 			skip_reason(r, e);
 		return;
 	}
-	ret = ebid_elf_open(&elf, e->path, err, sizeof(err));
+	ret = ebid_walk_entry_at(e, &bin, err, sizeof(err));
+	if (!ret) {
+		fd = ebid_open_locked(&bin, O_RDONLY, false,
+				      cli->lock_timeout_ms, &st, err,
+				      sizeof(err));
+		ret = fd < 0 ? fd : ebid_elf_open_fd(&elf, fd, err, sizeof(err));
+	}
 	if (ret == -EBID_ENOTELF && cli->recursive) {
 		r->action = "skipped";
 		snprintf(r->msg, sizeof(r->msg), "%s", err);
-		return;
+		goto out;
 	}
 	if (ret)
 		goto fail;
@@ -257,94 +356,117 @@ static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		goto fail;
 	}
 	ebid_hex(r->id, elf.gnu.desc, elf.gnu.desc_len);
-	real = realpath(e->path, NULL);
-	if (!real) {
-		snprintf(err, sizeof(err), "cannot resolve path: %s",
-			 strerror(errno));
+	/* The path of the inode we hold, not of whatever the name is now. */
+	real = fd_path(fd);
+	bin_dir = real ? strdup(real) : NULL;
+	if (!real || !bin_dir) {
+		snprintf(err, sizeof(err), "cannot resolve path");
 		goto fail;
 	}
-	if (cli->debug_dir) {
-		if (cli->debug_file)
-			debug = strdup(cli->debug_file);
-		else if (ebid_elf_debuglink(&elf, e->path, link_name,
-					    sizeof(link_name)) == 0 &&
-			 link_name[0])
-			debug = find_debug_file(e->path, link_name,
-						cli->debug_dir);
-		if (link_name[0] && !debug) {
-			snprintf(err, sizeof(err),
-				 "debug file '%s' named by .gnu_debuglink not found",
-				 link_name);
-			goto fail;
+	*strrchr(bin_dir, '/') = '\0';
+	if (cli->debug_dirfd >= 0) {
+		int src = fd;
+
+		if (cli->debug_file) {
+			struct ebid_at at;
+
+			if (ebid_at_named(&at, cli->debug_file, true, err,
+					  sizeof(err)))
+				goto fail;
+			dfd = ebid_open_locked(&at, O_RDONLY, false,
+					       cli->lock_timeout_ms, &dst, err,
+					       sizeof(err));
+			ebid_at_release(&at);
+			if (dfd < 0)
+				goto fail;
+		} else if (ebid_elf_debuglink(&elf, fd, link_name,
+					      sizeof(link_name)) == 0 &&
+			   link_name[0]) {
+			dfd = open_debug_file(cli, &bin, &st, bin_dir,
+					      link_name, &dst);
+			if (dfd < 0) {
+				snprintf(err, sizeof(err),
+					 "debug file '%s' named by .gnu_debuglink not found",
+					 link_name);
+				goto fail;
+			}
 		}
-		if (debug) {
+		if (dfd >= 0) {
 			struct ebid_elf d;
 
-			if (ebid_elf_open(&d, debug, err, sizeof(err)))
+			/* Checked and copied through one descriptor. */
+			if (ebid_elf_open_fd(&d, dfd, err, sizeof(err)))
 				goto fail;
 			if (!d.gnu.present || d.gnu.desc_len != elf.gnu.desc_len ||
 			    memcmp(d.gnu.desc, elf.gnu.desc, d.gnu.desc_len)) {
 				ebid_elf_release(&d);
 				snprintf(err, sizeof(err),
 					 "debug file '%.100s' does not carry the same build-id",
-					 debug);
+					 cli->debug_file ? cli->debug_file
+							 : link_name);
 				goto fail;
 			}
 			ebid_elf_release(&d);
+			src = dfd;
 		}
-		if (asprintf(&dest, "%s/.build-id/%.2s/%s.debug", cli->debug_dir,
-			     r->id, r->id + 2) < 0)
+		if (asprintf(&rel, ".build-id/%.2s/%s.debug", r->id,
+			     r->id + 2) < 0 ||
+		    asprintf(&dest, "%s/%s", cli->debug_dir, rel) < 0)
 			goto oom;
-		if (place(debug ? debug : e->path, dest, err, sizeof(err)))
+		if (place(src, cli->debug_dirfd, cli->debug_dir, rel, false,
+			  err, sizeof(err)))
 			goto fail;
-		if (debug) {
-			char *bl = NULL;
-
-			if (asprintf(&bl, "%s/.build-id/%.2s/%s", cli->debug_dir,
-				     r->id, r->id + 2) < 0)
+		if (dfd >= 0) {
+			free(rel);
+			if (asprintf(&rel, ".build-id/%.2s/%s", r->id,
+				     r->id + 2) < 0) {
+				rel = NULL;
 				goto oom;
-			ret = place_symlink(real, bl, err, sizeof(err));
-			free(bl);
-			if (ret)
+			}
+			if (place_symlink(real, cli->debug_dirfd,
+					  cli->debug_dir, rel, err,
+					  sizeof(err)))
 				goto fail;
 		}
 	}
-	if (cli->perf_cache) {
-		char *dir = NULL, *bl = NULL, *target = NULL;
+	if (cli->perf_cachefd >= 0) {
+		char *dir = NULL, *bl = NULL, *target = NULL, *elfp = NULL;
 
-		cache = strdup(cli->perf_cache);
 		/* perf's layout: DIR/<abs path>/<id>/{elf,debug} and a
 		 * DIR/.build-id/xx/rest symlink to ../../<abs path>/<id>. */
-		if (!cache || asprintf(&dir, "%s%s/%s", cache, real, r->id) < 0)
-			goto oom;
 		free(dest);
 		dest = NULL;
-		if (asprintf(&dest, "%s/debug", dir) < 0 ||
-		    asprintf(&bl, "%s/.build-id/%.2s/%s", cache, r->id,
-			     r->id + 2) < 0 ||
+		if (asprintf(&dir, "%s/%s", real + 1, r->id) < 0)
+			goto oom;
+		if (asprintf(&dest, "%s/%s/debug", cli->perf_cache, dir) < 0 ||
+		    asprintf(&elfp, "%s/elf", dir) < 0 ||
+		    asprintf(&bl, ".build-id/%.2s/%s", r->id, r->id + 2) < 0 ||
 		    asprintf(&target, "../..%s/%s", real, r->id) < 0) {
 			free(dir);
+			free(elfp);
 			free(bl);
 			goto oom;
 		}
-		ret = place(e->path, dest, err, sizeof(err));
-		if (!ret) {
-			char *elfp = NULL;
-
-			if (asprintf(&elfp, "%s/elf", dir) >= 0) {
-				struct stat st;
-
-				if (lstat(elfp, &st) != 0)
-					ret = place(e->path, elfp, err,
-						    sizeof(err));
-				free(elfp);
-			}
-		}
+		free(rel);
+		rel = NULL;
+		ret = asprintf(&rel, "%s/debug", dir) < 0 ? -ENOMEM : 0;
 		if (!ret)
-			ret = place_symlink(target, bl, err, sizeof(err));
+			ret = place(fd, cli->perf_cachefd, cli->perf_cache, rel,
+				    false, err, sizeof(err));
+		/* perf record may have put its own copy there: kept. */
+		if (!ret)
+			ret = place(fd, cli->perf_cachefd, cli->perf_cache,
+				    elfp, true, err, sizeof(err));
+		if (!ret)
+			ret = place_symlink(target, cli->perf_cachefd,
+					    cli->perf_cache, bl, err,
+					    sizeof(err));
 		free(dir);
+		free(elfp);
 		free(bl);
 		free(target);
+		if (ret == -ENOMEM && !err[0])
+			goto oom;
 		if (ret)
 			goto fail;
 	}
@@ -359,10 +481,15 @@ fail:
 	r->action = "failed";
 	snprintf(r->msg, sizeof(r->msg), "%s", err);
 out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	ebid_at_release(&bin);
 	free(dest);
-	free(debug);
+	free(rel);
 	free(real);
-	free(cache);
+	free(bin_dir);
 	ebid_elf_release(&elf);
 }
 
@@ -383,13 +510,45 @@ static void link_print(const struct cli *cli, struct result *r)
 		printf("%s  %s\n", r->id, r->dest ? r->dest : r->path);
 }
 
+/* Creates the destination the user named if need be, and holds it open. */
+static int open_root(const char *dir, int *fd)
+{
+	int ret = mkdirs(dir);
+
+	if (ret) {
+		fprintf(stderr, "%s: '%s': link: cannot create directory: %s\n",
+			progname, dir, strerror(-ret));
+		return EXIT_FILE;
+	}
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0) {
+		fprintf(stderr, "%s: '%s': link: cannot open directory: %s\n",
+			progname, dir, strerror(errno));
+		return EXIT_FILE;
+	}
+	return 0;
+}
+
 int cmd_link(const struct cli *cli, char **args, int nargs)
 {
+	struct cli c = *cli;
 	struct result *v;
 	size_t n;
 	int status;
 
-	status = cli_run(cli, args, nargs, link_work, link_print, &v, &n);
-	cli_results_free(v, n);
+	/* Everything below the roots is reached from these descriptors. */
+	c.debug_dirfd = c.perf_cachefd = -1;
+	status = c.debug_dir ? open_root(c.debug_dir, &c.debug_dirfd) : 0;
+	if (!status && c.perf_cache)
+		status = open_root(c.perf_cache, &c.perf_cachefd);
+	if (!status) {
+		status = cli_run(&c, args, nargs, link_work, link_print, &v,
+				 &n);
+		cli_results_free(v, n);
+	}
+	if (c.debug_dirfd >= 0)
+		close(c.debug_dirfd);
+	if (c.perf_cachefd >= 0)
+		close(c.perf_cachefd);
 	return status;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* show and verify: read-only commands; verify is the CI gate. */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -12,6 +14,28 @@
 
 #define GNU_NOTE_SECTION ".note.gnu.build-id"
 
+/* Reads the layout of path under its shared lock. */
+static int show_open(const struct cli *cli, struct ebid_elf *elf,
+		     const char *path, char *err, size_t errlen)
+{
+	struct ebid_at at;
+	struct stat st;
+	int fd, ret;
+
+	memset(elf, 0, sizeof(*elf));
+	ret = ebid_at_named(&at, path, true, err, errlen);
+	if (ret)
+		return ret;
+	fd = ebid_open_locked(&at, O_RDONLY, false, cli->lock_timeout_ms, &st,
+			      err, errlen);
+	ebid_at_release(&at);
+	if (fd < 0)
+		return fd;
+	ret = ebid_elf_open_fd(elf, fd, err, errlen);
+	close(fd);
+	return ret;
+}
+
 int cmd_show(const struct cli *cli, char **args, int nargs)
 {
 	int i, status = EXIT_OK;
@@ -22,7 +46,7 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 		const struct ebid_note *g = &elf.gnu, *go = &elf.go;
 		const char *path = args[i];
 
-		if (ebid_elf_open(&elf, path, err, sizeof(err))) {
+		if (show_open(cli, &elf, path, err, sizeof(err))) {
 			fprintf(stderr, "%s: '%s': show: %s\n", progname, path,
 				err);
 			status = EXIT_FILE;
@@ -124,15 +148,16 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	const char *why;
 	struct stat st;
 	size_t dup;
-	int ret;
+	int ret, fd = -1;
 
 	r->dev = e->dev;
 	r->ino = e->ino;
+	memset(&elf, 0, sizeof(elf));
+	memset(&st, 0, sizeof(st));
 	if (e->error) {
 		r->status = EXIT_FILE;
 		r->action = "error";
-		snprintf(r->msg, sizeof(r->msg), "cannot read: %s",
-			 strerror(-e->error));
+		entry_error(r, e);
 		return;
 	}
 	if (e->skip) {
@@ -140,25 +165,27 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		skip_reason(r, e);
 		return;
 	}
-	ret = ebid_elf_open(&elf, e->path, err, sizeof(err));
+	/* Read under the shared lock: never a file half written in place. */
+	fd = open_entry(cli, e, &st, err, sizeof(err));
+	ret = fd < 0 ? fd : ebid_elf_open_fd(&elf, fd, err, sizeof(err));
 	/* A directory named without -r would pass a gate that checked nothing. */
-	if (ret == -EBID_ENOTELF && !stat(e->path, &st) && S_ISDIR(st.st_mode)) {
+	if (ret == -EBID_ENOTELF && S_ISDIR(st.st_mode)) {
 		r->status = EXIT_FILE;
 		r->action = "error";
 		snprintf(r->msg, sizeof(r->msg),
 			 "is a directory (use -r to check the files in it)");
-		return;
+		goto out;
 	}
 	if (ret == -EBID_ENOTELF) {
 		r->action = "skip";
 		snprintf(r->msg, sizeof(r->msg), "%s", err);
-		return;
+		goto out;
 	}
 	if (ret) {
 		r->status = EXIT_FILE;
 		r->action = "error";
 		snprintf(r->msg, sizeof(r->msg), "%s", err);
-		return;
+		goto out;
 	}
 	fill_elf_facts(r, &elf);
 	if (!ebid_elf_is_program(&elf, &why)) {
@@ -233,7 +260,7 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	if (cli->perf == PERF_OFF) {
 		add_check(r, "perf", "skip", "--perf=off");
 	} else {
-		ret = ebid_perf_buildid(e->path, phex, sizeof(phex), err,
+		ret = ebid_perf_buildid(fd, phex, sizeof(phex), err,
 					sizeof(err));
 		if (ret == -ENOENT && cli->perf == PERF_AUTO)
 			add_check(r, "perf", "skip", "%s", err);
@@ -256,7 +283,7 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 			add_check(r, "content", "fail",
 				  "a %u-byte id cannot be a %s content hash",
 				  g->desc_len, ebid_hash_name(alg));
-		else if (ebid_content_id(e->path, &elf, alg, id, err,
+		else if (ebid_content_id(fd, &elf, alg, id, err,
 					 sizeof(err))) {
 			/* Not a verdict on the file: it could not be read. */
 			r->status = EXIT_FILE;
@@ -276,6 +303,8 @@ out:
 	if (!r->action)
 		r->action = r->status ? "fail" : "pass";
 	ebid_elf_release(&elf);
+	if (fd >= 0)
+		close(fd);
 }
 
 static int by_id(const void *a, const void *b)

@@ -2,13 +2,13 @@
 /* Safe file replacement: temp file beside the target, metadata, rename. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -19,6 +19,7 @@ void ebid_commit_init(struct ebid_commit *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	c->dirfd = -1;
 }
 
 /* Is e a temporary of ours, ".NAME.ebid-XXXXXX"? Then NAME's length. */
@@ -33,8 +34,8 @@ static size_t temp_name_len(const char *e)
 }
 
 /*
- * The temporaries seen in one directory, read once per process: a tree
- * run writes many files into one directory, and reading the directory for
+ * The temporaries seen in one directory, read once per run: a tree run
+ * writes many files into one directory, and reading the directory for
  * each of them was quadratic. Temporaries are rare, so the lists are short.
  */
 struct dir_temps {
@@ -44,23 +45,59 @@ struct dir_temps {
 	size_t n;
 };
 
-static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dir_temps *dirs;
-static size_t ndirs;
+struct ebid_temps {
+	pthread_mutex_t lock;
+	struct dir_temps *dirs;
+	size_t ndirs;
+};
 
-static struct dir_temps *scan_dir(DIR *d, const struct stat *st)
+struct ebid_temps *ebid_temps_new(void)
 {
-	struct dir_temps *nd, *t;
-	struct dirent *de;
+	struct ebid_temps *t = calloc(1, sizeof(*t));
 
-	nd = realloc(dirs, (ndirs + 1) * sizeof(*dirs));
-	if (!nd)
-		return NULL;
-	dirs = nd;
-	t = &dirs[ndirs++];
+	if (t)
+		pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+static void dir_temps_release(struct dir_temps *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->names[i]);
+	free(d->names);
+}
+
+void ebid_temps_free(struct ebid_temps *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->ndirs; i++)
+		dir_temps_release(&t->dirs[i]);
+	free(t->dirs);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* Lists the temporaries in the directory open at dfd into *t. */
+static void scan_dir(int dfd, const struct stat *st, struct dir_temps *t)
+{
+	struct dirent *de;
+	/* Its own open file: a dup would share the walk's read position. */
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
 	memset(t, 0, sizeof(*t));
 	t->dev = st->st_dev;
 	t->ino = st->st_ino;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
 	while ((de = readdir(d))) {
 		char **nn;
 
@@ -74,7 +111,25 @@ static struct dir_temps *scan_dir(DIR *d, const struct stat *st)
 		t->names = nn;
 		t->n++;
 	}
-	return t;
+	closedir(d);
+}
+
+/* The cached list for the directory at dfd (added if new), or NULL. */
+static struct dir_temps *cached_dir(struct ebid_temps *c, int dfd,
+				    const struct stat *st)
+{
+	struct dir_temps *nd;
+	size_t i;
+
+	for (i = 0; i < c->ndirs; i++)
+		if (c->dirs[i].dev == st->st_dev && c->dirs[i].ino == st->st_ino)
+			return &c->dirs[i];
+	nd = realloc(c->dirs, (c->ndirs + 1) * sizeof(*nd));
+	if (!nd)
+		return NULL;
+	c->dirs = nd;
+	scan_dir(dfd, st, &c->dirs[c->ndirs]);
+	return &c->dirs[c->ndirs++];
 }
 
 /*
@@ -83,22 +138,21 @@ static struct dir_temps *scan_dir(DIR *d, const struct stat *st)
  * it creates it, so a temporary we can lock has no writer left. Best effort:
  * a failure here only leaves the old file where it was.
  */
-static void remove_stale_temps(const char *dir, const char *name)
+static void remove_stale_temps(struct ebid_temps *cache, int dfd,
+			       const char *name)
 {
 	size_t nlen = strlen(name), i;
-	struct dir_temps *t = NULL;
+	struct dir_temps *t = NULL, own;
 	struct stat st;
-	DIR *d = opendir(dir);
 
-	if (!d)
+	if (fstat(dfd, &st) != 0)
 		return;
-	pthread_mutex_lock(&temps_lock);
-	if (fstat(dirfd(d), &st) == 0) {
-		for (i = 0; i < ndirs && !t; i++)
-			if (dirs[i].dev == st.st_dev && dirs[i].ino == st.st_ino)
-				t = &dirs[i];
-		if (!t)
-			t = scan_dir(d, &st);
+	if (cache) {
+		pthread_mutex_lock(&cache->lock);
+		t = cached_dir(cache, dfd, &st);
+	} else {
+		scan_dir(dfd, &st, &own);
+		t = &own;
 	}
 	for (i = 0; t && i < t->n;) {
 		const char *e = t->names[i];
@@ -109,54 +163,76 @@ static void remove_stale_temps(const char *dir, const char *name)
 			i++;
 			continue;
 		}
-		fd = openat(dirfd(d), e, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-					 O_CLOEXEC | O_NOCTTY);
+		fd = openat(dfd, e, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					    O_CLOEXEC | O_NOCTTY);
 		if (fd >= 0) {
 			if (!fstat(fd, &a) && S_ISREG(a.st_mode) &&
 			    !flock(fd, LOCK_EX | LOCK_NB) &&
-			    !fstatat(dirfd(d), e, &b, AT_SYMLINK_NOFOLLOW) &&
+			    !fstatat(dfd, e, &b, AT_SYMLINK_NOFOLLOW) &&
 			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-				unlinkat(dirfd(d), e, 0);
+				unlinkat(dfd, e, 0);
 			close(fd);
 		}
 		/* Tried once: gone, or somebody's live temporary. */
 		free(t->names[i]);
 		t->names[i] = t->names[--t->n];
 	}
-	pthread_mutex_unlock(&temps_lock);
-	closedir(d);
+	if (cache)
+		pthread_mutex_unlock(&cache->lock);
+	else
+		dir_temps_release(&own);
 }
 
-int ebid_commit_begin(struct ebid_commit *c, const char *target, char *err,
-		      size_t errlen)
+/* Creates ".NAME.ebid-XXXXXX" in dfd, as mkostemp() would in a path. */
+static int create_temp(int dfd, const char *name, char **tmp)
 {
-	char *dup = NULL, *dup2 = NULL;
+	static const char chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[6];
+	int tries, fd = -1;
+	size_t i;
+
+	for (tries = 0; tries < 100; tries++) {
+		char *s;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return -EIO;
+		if (asprintf(&s, ".%s.ebid-XXXXXX", name) < 0)
+			return -ENOMEM;
+		for (i = 0; i < 6; i++)
+			s[strlen(s) - 6 + i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		fd = openat(dfd, s, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+					    O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			*tmp = s;
+			return fd;
+		}
+		free(s);
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int ebid_commit_begin(struct ebid_commit *c, int dirfd, const char *name,
+		      struct ebid_temps *temps, char *err, size_t errlen)
+{
 	int ret = 0;
 
 	ebid_commit_init(c);
-	dup = strdup(target);
-	dup2 = strdup(target);
-	if (!dup || !dup2) {
+	c->dirfd = dirfd;
+	c->name = strdup(name);
+	if (!c->name) {
 		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
-	c->target = strdup(target);
-	c->dir = strdup(dirname(dup));
-	if (!c->target || !c->dir ||
-	    asprintf(&c->tmp, "%s/.%s.ebid-XXXXXX", c->dir, basename(dup2)) <
-		    0) {
-		c->tmp = NULL;
-		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
-		goto out;
-	}
-	remove_stale_temps(c->dir, basename(dup2));
-	c->fd = mkostemp(c->tmp, O_CLOEXEC);
+	remove_stale_temps(temps, dirfd, name);
+	c->fd = create_temp(dirfd, name, &c->tmp);
 	if (c->fd < 0) {
-		ret = ebid_err(err, errlen, -errno,
-			       "cannot create temporary file in '%s': %s",
-			       c->dir, strerror(errno));
-		free(c->tmp);
-		c->tmp = NULL;
+		ret = ebid_err(err, errlen, c->fd,
+			       "cannot open a new temporary file beside it: %s",
+			       strerror(-c->fd));
+		c->fd = -1;
 		goto out;
 	}
 	/* Marks the temporary as in use (see remove_stale_temps()). */
@@ -167,8 +243,6 @@ int ebid_commit_begin(struct ebid_commit *c, const char *target, char *err,
 		goto out;
 	}
 out:
-	free(dup);
-	free(dup2);
 	if (ret)
 		ebid_commit_abort(c);
 	return ret;
@@ -179,10 +253,9 @@ void ebid_commit_abort(struct ebid_commit *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	if (c->tmp)
-		unlink(c->tmp);
+		unlinkat(c->dirfd, c->tmp, 0);
 	free(c->tmp);
-	free(c->dir);
-	free(c->target);
+	free(c->name);
 	ebid_commit_init(c);
 }
 
@@ -262,7 +335,7 @@ int ebid_commit_finish(struct ebid_commit *c, int in_fd,
 		       bool preserve_times, char *err, size_t errlen)
 {
 	struct stat now;
-	int dfd, ret;
+	int ret;
 
 	if (fsync(c->fd) != 0) {
 		ret = ebid_err(err, errlen, -errno, "fsync failed: %s",
@@ -299,7 +372,8 @@ int ebid_commit_finish(struct ebid_commit *c, int in_fd,
 		}
 	}
 	/* Someone else changed the input: their change must not be lost. */
-	if (keep_all_meta && stat(c->target, &now) != 0) {
+	if (keep_all_meta &&
+	    fstatat(c->dirfd, c->name, &now, AT_SYMLINK_NOFOLLOW) != 0) {
 		ret = ebid_err(err, errlen, -errno,
 			       "cannot stat before replacing (to see whether the file changed): %s",
 			       strerror(errno));
@@ -310,25 +384,21 @@ int ebid_commit_finish(struct ebid_commit *c, int in_fd,
 			       "file changed while it was being processed; left as it is");
 		goto fail;
 	}
-	if (rename(c->tmp, c->target) != 0) {
+	if (renameat(c->dirfd, c->tmp, c->dirfd, c->name) != 0) {
 		ret = ebid_err(err, errlen, -errno, "cannot replace file: %s",
 			       strerror(errno));
 		goto fail;
 	}
 	free(c->tmp);
 	c->tmp = NULL;
-	dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd) != 0) {
+	if (fsync(c->dirfd) != 0) {
 		/* The new file is in place; report that it may not be durable. */
 		ret = ebid_err(err, errlen, -errno,
-			       "file replaced, but syncing directory '%s' failed: %s",
-			       c->dir, strerror(errno));
-		if (dfd >= 0)
-			close(dfd);
+			       "file replaced, but syncing its directory failed: %s",
+			       strerror(errno));
 		ebid_commit_abort(c);
 		return ret;
 	}
-	close(dfd);
 	ebid_commit_abort(c); /* releases; the temp name is gone */
 	return 0;
 fail:

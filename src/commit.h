@@ -8,15 +8,18 @@
 
 #include "internal.h"
 
-/* A temp file being written beside target. Owns every string and fd. */
+/*
+ * A temp file being written beside name in the directory dirfd. Owns fd,
+ * tmp and name; dirfd is the caller's and must outlive the commit.
+ */
 struct ebid_commit {
-	int fd;
-	char *tmp, *dir, *target;
+	int fd, dirfd;
+	char *tmp, *name;
 };
 
 void ebid_commit_init(struct ebid_commit *c);
-int ebid_commit_begin(struct ebid_commit *c, const char *target, char *err,
-		      size_t errlen);
+int ebid_commit_begin(struct ebid_commit *c, int dirfd, const char *name,
+		      struct ebid_temps *temps, char *err, size_t errlen);
 /*
  * fsync, copy metadata from orig/in_fd (owner, mode, xattrs when
  * keep_all_meta, else the mode only), check the target still is orig, rename
@@ -31,12 +34,15 @@ bool ebid_same_file_state(const struct stat *a, const struct stat *b);
 void ebid_commit_abort(struct ebid_commit *c);
 
 
-/* In-place editing with an undo journal beside the file (inplace.c). */
-bool ebid_inplace_pending(const char *path);
-int ebid_inplace_recover(const char *path, int fd, const struct stat *st,
-			 char *err, size_t errlen);
+/*
+ * In-place editing with an undo journal beside the file (inplace.c). The
+ * caller holds the file's lock, which makes the journal's name its own.
+ */
+bool ebid_inplace_pending(const struct ebid_at *at);
+int ebid_inplace_recover(const struct ebid_at *at, int fd,
+			 const struct stat *st, char *err, size_t errlen);
 typedef int (*ebid_check_fn)(void *arg, int fd, char *err, size_t errlen);
-int ebid_inplace_write(const char *path, int fd, const struct stat *st,
+int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 		       const struct ebid_plan *plan, const unsigned char *id,
 		       bool preserve_times, ebid_check_fn check, void *arg,
 		       char *err, size_t errlen);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +16,21 @@
 /* Notes and name tables larger than this are refused, not read. */
 #define EBID_TABLE_MAX (16u << 20)
 
+static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
+static unsigned libelf_version; /* written once, under libelf_once */
+
+static void libelf_start(void)
+{
+	libelf_version = elf_version(EV_CURRENT);
+}
+
 static int libelf_init(char *err, size_t errlen)
 {
-	static int ready;
-
-	if (!ready) {
-		if (elf_version(EV_CURRENT) == EV_NONE)
-			return ebid_err(err, errlen, -EINVAL,
-					"libelf initialisation failed: %s",
-					elf_errmsg(-1));
-		ready = 1;
-	}
+	pthread_once(&libelf_once, libelf_start);
+	if (libelf_version == EV_NONE)
+		return ebid_err(err, errlen, -EINVAL,
+				"libelf initialisation failed: %s",
+				elf_errmsg(-1));
 	return 0;
 }
 
@@ -567,34 +572,21 @@ out:
 	return ret;
 }
 
-int ebid_elf_open(struct ebid_elf *elf, const char *path, char *err,
-		  size_t errlen)
+int ebid_elf_open_fd(struct ebid_elf *elf, int fd, char *err, size_t errlen)
 {
-	struct ebid_src src = { .fd = -1 };
+	struct ebid_src src = { .fd = fd };
 	struct stat st;
-	int ret;
 
 	memset(elf, 0, sizeof(*elf));
-	src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (src.fd < 0)
-		return ebid_err(err, errlen, -errno, "cannot open: %s",
+	if (fstat(fd, &st) != 0)
+		return ebid_err(err, errlen, -errno, "cannot stat: %s",
 				strerror(errno));
-	if (fstat(src.fd, &st) != 0) {
-		ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
-			       strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = ebid_err(err, errlen, -EBID_ENOTELF,
-			       S_ISDIR(st.st_mode) ? "is a directory"
-						   : "not a regular file");
-		goto out;
-	}
+	if (!S_ISREG(st.st_mode))
+		return ebid_err(err, errlen, -EBID_ENOTELF,
+				S_ISDIR(st.st_mode) ? "is a directory"
+						    : "not a regular file");
 	src.size = (uint64_t)st.st_size;
-	ret = ebid_elf_read(elf, &src, err, errlen);
-out:
-	close(src.fd);
-	return ret;
+	return ebid_elf_read(elf, &src, err, errlen);
 }
 
 bool ebid_elf_is_program(const struct ebid_elf *elf, const char **why)
@@ -656,26 +648,22 @@ const char *ebid_machine_name(uint16_t machine)
 	}
 }
 
-int ebid_elf_debuglink(const struct ebid_elf *elf, const char *path,
-		       char *name, size_t len)
+int ebid_elf_debuglink(const struct ebid_elf *elf, int fd, char *name,
+		       size_t len)
 {
 	size_t i;
 
 	name[0] = '\0';
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
-		struct ebid_src src = { .fd = -1, .size = elf->file_size };
+		struct ebid_src src = { .fd = fd, .size = elf->file_size };
 		size_t n;
 		int ret;
 
 		if (strcmp(s->name_str, ".gnu_debuglink") || s->type == SHT_NOBITS)
 			continue;
 		n = s->size < len - 1 ? (size_t)s->size : len - 1;
-		src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (src.fd < 0)
-			return -errno;
 		ret = ebid_src_read(&src, s->offset, name, n);
-		close(src.fd);
 		if (ret)
 			return ret;
 		name[n] = '\0';

@@ -130,18 +130,15 @@ void ebid_hash_free(struct ebid_hash *h)
 	free(h);
 }
 
-int ebid_sha256_file(const char *path, char hex[65], char *err, size_t errlen)
+int ebid_sha256_fd(int fd, char hex[65], char *err, size_t errlen)
 {
 	unsigned char md[EVP_MAX_MD_SIZE], *buf = NULL;
 	unsigned int len = 0;
 	EVP_MD_CTX *ctx = NULL;
-	int fd, ret = 0;
+	uint64_t off = 0;
+	int ret = 0;
 	ssize_t n;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return ebid_err(err, errlen, -errno, "cannot open: %s",
-				strerror(errno));
 	buf = malloc(1u << 20);
 	ctx = EVP_MD_CTX_new();
 	if (!buf || !ctx) {
@@ -152,7 +149,9 @@ int ebid_sha256_file(const char *path, char hex[65], char *err, size_t errlen)
 		ret = ossl_err(err, errlen, "EVP_DigestInit_ex");
 		goto out;
 	}
-	while ((n = read(fd, buf, 1u << 20)) != 0) {
+	while ((n = pread(fd, buf, 1u << 20, (off_t)off)) != 0) {
+		if (n > 0)
+			off += (uint64_t)n;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -173,6 +172,5 @@ int ebid_sha256_file(const char *path, char hex[65], char *err, size_t errlen)
 out:
 	EVP_MD_CTX_free(ctx);
 	free(buf);
-	close(fd);
 	return ret;
 }

@@ -2,7 +2,6 @@
 /* In-place editing: journal the bytes to change, then patch the inode. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +19,13 @@
  */
 #define JNL_MAGIC "EBIDJNL1"
 
-static char *journal_path(const char *path)
+/* The journal's name in the file's directory (owned by the caller). */
+static char *journal_name(const struct ebid_at *at)
 {
-	char *d1 = strdup(path), *d2 = strdup(path), *out = NULL;
+	char *out;
 
-	if (d1 && d2 &&
-	    asprintf(&out, "%s/.%s.ebid-journal", dirname(d1), basename(d2)) < 0)
-		out = NULL;
-	free(d1);
-	free(d2);
+	if (asprintf(&out, ".%s.ebid-journal", at->name) < 0)
+		return NULL;
 	return out;
 }
 
@@ -78,33 +75,22 @@ static uint64_t get64(const unsigned char *p)
 	return ebid_get(p, 8, 1);
 }
 
-static int sync_dir_of(const char *path)
+static int sync_dir_of(const struct ebid_at *at)
 {
-	char *d = strdup(path);
-	int fd, ret = 0;
-
-	if (!d)
-		return -ENOMEM;
-	fd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) != 0)
-		ret = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(d);
-	return ret;
+	return fsync(at->dirfd) != 0 ? -errno : 0;
 }
 
 /* Removes the journal and makes that durable. */
-static int remove_journal(const char *path, const char *jp, char *err,
-			  size_t errlen)
+static int remove_journal(const struct ebid_at *at, const char *jp,
+			  char *err, size_t errlen)
 {
 	int ret;
 
-	if (unlink(jp) != 0)
+	if (unlinkat(at->dirfd, jp, 0) != 0)
 		return ebid_err(err, errlen, -errno,
 				"cannot remove journal '%s': %s (it is empty: the next run removes it)",
 				jp, strerror(errno));
-	ret = sync_dir_of(path);
+	ret = sync_dir_of(at);
 	if (ret)
 		return ebid_err(err, errlen, ret,
 				"cannot sync the directory after removing journal '%s': %s",
@@ -113,10 +99,10 @@ static int remove_journal(const char *path, const char *jp, char *err,
 }
 
 /* Undoes a run from its journal; truncate also drops what it appended. */
-static int recover(const char *path, int fd, const struct stat *st,
+static int recover(const struct ebid_at *at, int fd, const struct stat *st,
 		   bool truncate, char *err, size_t errlen)
 {
-	char *jp = journal_path(path);
+	char *jp = journal_name(at);
 	unsigned char hdr[40], *buf = NULL;
 	uint64_t count, i, pos = 40, size;
 	struct stat jst;
@@ -124,7 +110,7 @@ static int recover(const char *path, int fd, const struct stat *st,
 
 	if (!jp)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
-	jfd = open(jp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	jfd = openat(at->dirfd, jp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (jfd < 0) {
 		ret = errno == ENOENT ? 0
 				      : ebid_err(err, errlen, -errno,
@@ -134,7 +120,7 @@ static int recover(const char *path, int fd, const struct stat *st,
 	}
 	/* An empty journal is one whose run completed: nothing to undo. */
 	if (fstat(jfd, &jst) == 0 && jst.st_size == 0) {
-		ret = remove_journal(path, jp, err, errlen);
+		ret = remove_journal(at, jp, err, errlen);
 		goto out;
 	}
 	if (read_all(jfd, hdr, sizeof(hdr), 0) || memcmp(hdr, JNL_MAGIC, 8) ||
@@ -183,7 +169,7 @@ static int recover(const char *path, int fd, const struct stat *st,
 			       strerror(errno));
 		goto out;
 	}
-	ret = remove_journal(path, jp, err, errlen);
+	ret = remove_journal(at, jp, err, errlen);
 	if (!ret)
 		ret = 1;
 out:
@@ -194,11 +180,11 @@ out:
 	return ret;
 }
 
-bool ebid_inplace_pending(const char *path)
+bool ebid_inplace_pending(const struct ebid_at *at)
 {
-	char *jp = journal_path(path);
+	char *jp = journal_name(at);
 	struct stat st;
-	bool ret = jp && lstat(jp, &st) == 0;
+	bool ret = jp && fstatat(at->dirfd, jp, &st, AT_SYMLINK_NOFOLLOW) == 0;
 
 	free(jp);
 	return ret;
@@ -208,10 +194,10 @@ bool ebid_inplace_pending(const char *path)
  * Undoes an interrupted run from its journal, if there is one for this
  * inode. Returns 1 when something was restored, 0 when there was nothing.
  */
-int ebid_inplace_recover(const char *path, int fd, const struct stat *st,
-			 char *err, size_t errlen)
+int ebid_inplace_recover(const struct ebid_at *at, int fd,
+			 const struct stat *st, char *err, size_t errlen)
 {
-	return recover(path, fd, st, true, err, errlen);
+	return recover(at, fd, st, true, err, errlen);
 }
 
 /* Another process changed the file since st was taken. */
@@ -256,12 +242,12 @@ static int journal_range(int jfd, uint64_t *pos, int fd, uint64_t off,
 	return ret;
 }
 
-int ebid_inplace_write(const char *path, int fd, const struct stat *st,
+int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 		       const struct ebid_plan *plan, const unsigned char *id,
 		       bool preserve_times, ebid_check_fn check, void *arg,
 		       char *err, size_t errlen)
 {
-	char *jp = journal_path(path);
+	char *jp = journal_name(at);
 	unsigned char hdr[40];
 	uint64_t pos = 40, count = plan->npatches + (plan->fill ? 1 : 0);
 	int jfd = -1, ret;
@@ -274,8 +260,8 @@ int ebid_inplace_write(const char *path, int fd, const struct stat *st,
 	ret = changed_since(fd, st, plan->in_size, true, err, errlen);
 	if (ret)
 		goto out;
-	jfd = open(jp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		   0600);
+	jfd = openat(at->dirfd, jp,
+		     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (jfd < 0) {
 		ret = ebid_err(err, errlen, -errno,
 			       "cannot create journal '%s': %s", jp,
@@ -298,7 +284,7 @@ int ebid_inplace_write(const char *path, int fd, const struct stat *st,
 	if (!ret && fsync(jfd) != 0)
 		ret = -errno;
 	if (!ret)
-		ret = sync_dir_of(path);
+		ret = sync_dir_of(at);
 	if (ret) {
 		ret = ebid_err(err, errlen, ret, "cannot write journal '%s': %s",
 			       jp, strerror(-ret));
@@ -352,7 +338,7 @@ int ebid_inplace_write(const char *path, int fd, const struct stat *st,
 			       strerror(errno));
 	if (!ret) {
 		touched = false;
-		ret = remove_journal(path, jp, err, errlen);
+		ret = remove_journal(at, jp, err, errlen);
 		have_journal = false;
 	}
 out:
@@ -365,14 +351,14 @@ out:
 		 * Put the original bytes back; keep the journal if we cannot.
 		 * Drop only what we appended, not what another writer did.
 		 */
-		if (recover(path, fd, st, plan->append_len > 0, why,
+		if (recover(at, fd, st, plan->append_len > 0, why,
 			    sizeof(why)) < 0)
 			ebid_err(err, errlen, ret,
 				 "in-place write failed and undo failed (%s); journal kept",
 				 why);
 	} else if (ret && have_journal) {
-		unlink(jp);
-		sync_dir_of(path);
+		unlinkat(at->dirfd, jp, 0);
+		sync_dir_of(at);
 	}
 	free(jp);
 	return ret;

@@ -109,35 +109,75 @@ static int self_check_cb(void *job, int fd, char *err, size_t errlen)
 	return self_check(job, fd, err, errlen);
 }
 
+/*
+ * A killed --in-place run left the bytes half edited: undo them before
+ * anything reads them, whatever this run's mode. The caller holds the
+ * file's exclusive lock. Returns 0, or a negative code.
+ */
+static int undo_interrupted(struct ebid_job *job, int fd, bool writable,
+			    struct stat *st, char *err, size_t errlen)
+{
+	struct stat wst;
+	int wfd = fd, ret;
+
+	if (!writable && (job->dry_run || job->output))
+		return ebid_err(err, errlen, -EBID_ECHANGED,
+				"an interrupted --in-place run left its journal beside it; run inject on the file itself first to undo it");
+	if (!writable) {
+		wfd = openat(job->at->dirfd, job->at->name,
+			     O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+		if (wfd < 0)
+			return ebid_err(err, errlen, -errno,
+					"cannot open to undo an interrupted --in-place run: %s",
+					strerror(errno));
+		if (fstat(wfd, &wst) != 0 || wst.st_dev != st->st_dev ||
+		    wst.st_ino != st->st_ino) {
+			close(wfd);
+			return ebid_err(err, errlen, -EBID_ECHANGED,
+					"file changed while it was being processed; left as it is");
+		}
+	}
+	ret = ebid_inplace_recover(job->at, wfd, st, err, errlen);
+	if (wfd != fd)
+		close(wfd);
+	if (ret > 0 && fstat(fd, st) != 0)
+		return ebid_err(err, errlen, -errno, "cannot stat: %s",
+				strerror(errno));
+	return ret < 0 ? ret : 0;
+}
+
 int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 {
 	struct ebid_src src = { .fd = -1 };
 	struct ebid_commit c;
+	struct ebid_at out;
 	struct stat st;
-	char *real = NULL;
 	bool in_place = job->in_place && !job->dry_run && !job->output;
+	/* Only a run that writes the file itself excludes the others. */
+	bool exclusive = !job->dry_run && !job->output;
 	int ret;
 
 	ebid_commit_init(&c);
+	ebid_at_init(&out);
 	memset(&job->plan, 0, sizeof(job->plan));
 	memset(&job->elf, 0, sizeof(job->elf));
 	job->changed = false;
 	job->skipped = NULL;
 	job->id_len = 0;
 
-	src.fd = open(job->path, (in_place ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-					 O_NOCTTY | O_NONBLOCK);
+	/* Held from the first read to the commit: runs on a file serialise. */
+	src.fd = ebid_open_locked(job->at, in_place ? O_RDWR : O_RDONLY,
+				  exclusive, job->lock_timeout_ms, &st, err,
+				  errlen);
 	if (src.fd < 0) {
-		ret = ebid_err(err, errlen, -errno, "cannot open%s: %s",
-			       in_place ? " for in-place writing" : "",
-			       errno == ETXTBSY
-				       ? "file is being executed (without --in-place it is replaced by rename instead)"
-				       : strerror(errno));
-		goto out;
-	}
-	if (fstat(src.fd, &st) != 0) {
-		ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
-			       strerror(errno));
+		ret = src.fd;
+		if (ret == -ETXTBSY)
+			ebid_err(err, errlen, ret,
+				 "cannot open for in-place writing: file is being executed (without --in-place it is replaced by rename instead)");
+		else if (in_place && !strncmp(err, "cannot open: ", 13))
+			ebid_err(err, errlen, ret,
+				 "cannot open for in-place writing: %s",
+				 strerror(-ret));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -147,36 +187,10 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 				       : "not a regular file");
 		goto out;
 	}
-	if (ebid_inplace_pending(job->path)) {
-		/*
-		 * A killed --in-place run left the bytes half edited: undo
-		 * them before anything reads them, whatever this run's mode.
-		 */
-		int wfd = src.fd;
-
-		if (!in_place && (job->dry_run || job->output)) {
-			ret = ebid_err(err, errlen, -EBID_ECHANGED,
-				       "an interrupted --in-place run left its journal beside it; run inject on the file itself first to undo it");
+	if (ebid_inplace_pending(job->at)) {
+		ret = undo_interrupted(job, src.fd, in_place, &st, err, errlen);
+		if (ret)
 			goto out;
-		}
-		if (!in_place)
-			wfd = open(job->path, O_RDWR | O_CLOEXEC | O_NOCTTY);
-		if (wfd < 0) {
-			ret = ebid_err(err, errlen, -errno,
-				       "cannot open to undo an interrupted --in-place run: %s",
-				       strerror(errno));
-			goto out;
-		}
-		ret = ebid_inplace_recover(job->path, wfd, &st, err, errlen);
-		if (wfd != src.fd)
-			close(wfd);
-		if (ret < 0)
-			goto out;
-		if (ret > 0 && fstat(src.fd, &st) != 0) {
-			ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
-				       strerror(errno));
-			goto out;
-		}
 	}
 	src.size = (uint64_t)st.st_size;
 	ret = ebid_elf_read(&job->elf, &src, err, errlen);
@@ -206,7 +220,7 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 		ret = ebid_apply_hash(&src, &job->plan, job->id, err, errlen);
 		if (ret)
 			goto out;
-		ret = ebid_inplace_write(job->path, src.fd, &st, &job->plan,
+		ret = ebid_inplace_write(job->at, src.fd, &st, &job->plan,
 					 job->id, job->preserve_times,
 					 self_check_cb, job, err, errlen);
 		if (!ret)
@@ -219,30 +233,27 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 			       (uintmax_t)st.st_nlink);
 		goto out;
 	}
-	if (!job->output) {
-		/* Edit the target of a symlink; the link stays a link. */
-		real = realpath(job->path, NULL);
-		if (!real) {
-			ret = ebid_err(err, errlen, -errno,
-				       "cannot resolve path: %s",
-				       strerror(errno));
-			goto out;
-		}
-		/*
-		 * The directory decides whether a rename may replace the
-		 * file; the file's own mode says whether its owner meant it
-		 * to be written. Honour the second too, as cp and sed -i do.
-		 */
-		if (faccessat(AT_FDCWD, real, W_OK, AT_EACCESS) != 0) {
-			ret = ebid_err(err, errlen, -errno,
-				       "not writable (mode %04o): %s; nothing changed",
-				       (unsigned)(st.st_mode & 07777),
-				       strerror(errno));
-			goto out;
-		}
+	/*
+	 * The directory decides whether a rename may replace the file; the
+	 * file's own mode says whether its owner meant it to be written.
+	 * Honour the second too, as cp and sed -i do.
+	 */
+	if (!job->output && faccessat(job->at->dirfd, job->at->name, W_OK,
+				      AT_EACCESS) != 0) {
+		ret = ebid_err(err, errlen, -errno,
+			       "not writable (mode %04o): %s; nothing changed",
+			       (unsigned)(st.st_mode & 07777), strerror(errno));
+		goto out;
 	}
-	ret = ebid_commit_begin(&c, job->output ? job->output : real, err,
-				errlen);
+	/* -o: a symlink named as OUT is replaced, not written through. */
+	if (job->output) {
+		ret = ebid_at_named(&out, job->output, false, err, errlen);
+		if (ret)
+			goto out;
+	}
+	ret = ebid_commit_begin(&c, job->output ? out.dirfd : job->at->dirfd,
+				job->output ? out.name : job->at->name,
+				job->temps, err, errlen);
 	if (ret)
 		goto out;
 	ret = ebid_apply_fd(&src, &job->plan, c.fd, job->id, err, errlen);
@@ -258,38 +269,26 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 	job->changed = true;
 out:
 	ebid_commit_abort(&c);
-	free(real);
+	ebid_at_release(&out);
 	if (src.fd >= 0)
 		close(src.fd);
 	return ret;
 }
 
-int ebid_content_id(const char *path, const struct ebid_elf *elf,
+int ebid_content_id(int fd, const struct ebid_elf *elf,
 		    enum ebid_hash_alg alg, unsigned char id[EBID_MAX_ID],
 		    char *err, size_t errlen)
 {
-	struct ebid_src src = { .fd = -1 };
+	struct ebid_src src = { .fd = fd };
 	struct stat st;
-	int ret;
 
-	src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (src.fd < 0)
-		return ebid_err(err, errlen, -errno, "cannot open: %s",
+	if (fstat(fd, &st) != 0)
+		return ebid_err(err, errlen, -errno, "cannot stat: %s",
 				strerror(errno));
-	if (fstat(src.fd, &st) != 0) {
-		ret = ebid_err(err, errlen, -errno, "cannot stat: %s",
-			       strerror(errno));
-		goto out;
-	}
 	src.size = (uint64_t)st.st_size;
-	if (src.size != elf->file_size) {
-		ret = ebid_err(err, errlen, -EBID_ECHANGED,
-			       "file changed while it was being read");
-		goto out;
-	}
-	ret = ebid_hash_src(&src, elf->gnu.desc_off, elf->gnu.desc_len, alg,
-			    id, err, errlen);
-out:
-	close(src.fd);
-	return ret;
+	if (src.size != elf->file_size)
+		return ebid_err(err, errlen, -EBID_ECHANGED,
+				"file changed while it was being read");
+	return ebid_hash_src(&src, elf->gnu.desc_off, elf->gnu.desc_len, alg,
+			     id, err, errlen);
 }

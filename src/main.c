@@ -59,6 +59,8 @@ static void usage(FILE *f)
 	"                       not for show)\n"
 "      --exclude=GLOB   leave out paths or names matching GLOB (repeatable)\n"
 "  -j, --jobs=N         files processed in parallel (default: number of CPUs)\n"
+"      --lock-timeout=SECONDS  wait at most this long for another run's lock\n"
+"                       on a file (default 60; 0: do not wait)\n"
 "  -q, --quiet          print no result lines\n"
 "  -v, --verbose        describe each action on standard error\n"
 "  -h, --help           show this help\n"
@@ -103,8 +105,23 @@ static int push(const char ***v, size_t *n, const char *s)
 enum {
 	OPT_HASH = 256, OPT_ID, OPT_PERF, OPT_PRESERVE, OPT_INPLACE,
 	OPT_EXCLUDE, OPT_MANIFEST, OPT_CONTENT, OPT_ALLOW, OPT_JSON,
-	OPT_JUNIT, OPT_DEBUGDIR, OPT_PERFCACHE, OPT_DEBUGFILE,
+	OPT_JUNIT, OPT_DEBUGDIR, OPT_PERFCACHE, OPT_DEBUGFILE, OPT_LOCKTIMEOUT,
 };
+
+/* How long a run waits for another run's lock on a file, by default. */
+#define LOCK_TIMEOUT_DEFAULT_MS 60000L
+
+/* The library reads through mappings only where its handler is installed. */
+static void install_sigbus(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = ebid_sigbus_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
 
 int main(int argc, char **argv)
 {
@@ -128,13 +145,16 @@ int main(int argc, char **argv)
 		{ "debug-dir", required_argument, NULL, OPT_DEBUGDIR },
 		{ "perf-cache", optional_argument, NULL, OPT_PERFCACHE },
 		{ "debug-file", required_argument, NULL, OPT_DEBUGFILE },
+		{ "lock-timeout", required_argument, NULL, OPT_LOCKTIMEOUT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli cli = { .perf = PERF_AUTO };
+	struct cli cli = { .perf = PERF_AUTO,
+			   .lock_timeout_ms = LOCK_TIMEOUT_DEFAULT_MS };
+	double secs;
 	char *end, *home_cache = NULL;
 	const char *cache_next = NULL;
 	int c, status, nfiles;
@@ -147,6 +167,7 @@ int main(int argc, char **argv)
 	 * reports with the file's name, not kill us halfway.
 	 */
 	signal(SIGXFSZ, SIG_IGN);
+	install_sigbus();
 
 	if (argc < 2)
 		return usage(stderr), EXIT_USAGE;
@@ -266,6 +287,15 @@ int main(int argc, char **argv)
 		case OPT_DEBUGFILE:
 			cli.debug_file = optarg;
 			break;
+		case OPT_LOCKTIMEOUT:
+			errno = 0;
+			secs = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(secs >= 0) ||
+			    secs > 86400)
+				return usage_error("--lock-timeout takes seconds from 0 to 86400, not '%s'",
+						   optarg);
+			cli.lock_timeout_ms = (long)(secs * 1000 + 0.5);
+			break;
 		case 'q':
 			cli.quiet = true;
 			break;
@@ -330,8 +360,15 @@ int main(int argc, char **argv)
 	if (!strcmp(cli.command, "show") && cli.recursive)
 		return usage_error("%s", "show does not walk directories");
 
-	if (is_job)
+	if (is_job) {
+		cli.temps = ebid_temps_new();
+		if (!cli.temps) {
+			fprintf(stderr, "%s: out of memory\n", progname);
+			return EXIT_FILE;
+		}
 		status = cmd_job(&cli, argv + optind, nfiles);
+		ebid_temps_free(cli.temps);
+	}
 	else if (is_link)
 		status = cmd_link(&cli, argv + optind, nfiles);
 	else if (!strcmp(cli.command, "show"))

@@ -7,7 +7,9 @@
  * A file that shrinks under a mapping raises SIGBUS when the lost pages are
  * touched, and so does an I/O error behind one. The guard turns that into
  * an error return for the thread that touched its own window; any other
- * SIGBUS gets the action it would have had without us.
+ * SIGBUS is fatal as it would have been without us. The handler belongs
+ * to the program: it installs ebid_sigbus_handler(); without it the
+ * library reads with pread() instead of mapping.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,58 +26,45 @@ struct guard {
 	const unsigned char *lo, *hi;   /* the window being read */
 };
 
+/* Per thread: the window this thread is reading, if any. */
 static _Thread_local struct guard *volatile active;
-static struct sigaction previous;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int install_err;
-static long page_size;
 
-static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+void ebid_sigbus_handler(int sig, siginfo_t *si, void *ctx)
 {
 	struct guard *g = active;
 	const unsigned char *addr = si->si_addr;
 
+	(void)ctx;
 	if (g && addr >= g->lo && addr < g->hi) {
 		active = NULL;
 		siglongjmp(g->jump, 1);
 	}
-	/* Not a window of ours: act as if we had never been installed. */
-	if (previous.sa_flags & SA_SIGINFO) {
-		previous.sa_sigaction(sig, si, ctx);
-		return;
-	}
-	if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
-		previous.sa_handler(sig);
-		return;
-	}
-	signal(SIGBUS, SIG_DFL); /* the faulting access repeats and kills */
+	/* Not a window of ours: the faulting access repeats and kills. */
+	signal(sig, SIG_DFL);
 }
 
-static void install(void)
+/* Mapping is used only where the program installed the handler. */
+static bool handler_installed(void)
 {
-	struct sigaction sa;
+	struct sigaction cur;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	page_size = sysconf(_SC_PAGESIZE);
-	if (page_size <= 0)
-		page_size = EBID_PAGE;
-	if (sigaction(SIGBUS, &sa, &previous) != 0)
-		install_err = -errno;
+	return sigaction(SIGBUS, NULL, &cur) == 0 &&
+	       (cur.sa_flags & SA_SIGINFO) &&
+	       cur.sa_sigaction == ebid_sigbus_handler;
 }
 
 int ebid_window_map(int fd, uint64_t off, size_t len,
 		    struct ebid_window *w)
 {
+	long page_size = sysconf(_SC_PAGESIZE);
 	void *p;
 
 	w->p = NULL;
 	w->len = 0;
-	pthread_once(&once, install);
-	if (install_err)
-		return install_err;
+	if (!handler_installed())
+		return -ENOTSUP;
+	if (page_size <= 0)
+		page_size = EBID_PAGE;
 	if (!len || off % (uint64_t)page_size)
 		return -EINVAL;
 	/* Populated now: one call maps the whole window, no page faults. */

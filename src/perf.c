@@ -54,9 +54,11 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
+int ebid_perf_buildid(int fd, char *hex, size_t hexlen, char *err,
 		      size_t errlen)
 {
+	char path[32];
+	int child_fd = 3;
 	char home[] = "/tmp/elf-buildid-perf-XXXXXX";
 	char out[PERF_OUT_MAX + 1];
 	char env_home[64], env_cache[96];
@@ -84,12 +86,11 @@ int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
 	snprintf(env_cache, sizeof(env_cache), "PERF_BUILDID_DIR=%s/.debug",
 		 home);
 	{
-		static char a_cmd[] = "buildid-list", a_i[] = "-i";
-		static char e_lc[] = "LC_ALL=C", e_path[] = "PATH=/usr/bin:/bin";
-		static char e_cfg[] = "PERF_CONFIG=/dev/null";
-		static char e_pager[] = "PERF_PAGER=cat";
-		char *const argv[] = { (char *)perf, a_cmd, a_i, (char *)path,
-				       NULL };
+		char a_cmd[] = "buildid-list", a_i[] = "-i";
+		char e_lc[] = "LC_ALL=C", e_path[] = "PATH=/usr/bin:/bin";
+		char e_cfg[] = "PERF_CONFIG=/dev/null";
+		char e_pager[] = "PERF_PAGER=cat";
+		char *const argv[] = { (char *)perf, a_cmd, a_i, path, NULL };
 		char *const envp[] = { env_home, env_cache, e_lc, e_path,
 				       e_cfg, e_pager, NULL };
 
@@ -103,7 +104,15 @@ int ebid_perf_buildid(const char *path, char *hex, size_t hexlen, char *err,
 			goto out;
 		}
 		fa_ready = true;
-		if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+		/*
+		 * perf reads the inode we hold, through /proc/self/fd: a
+		 * file renamed over the path meanwhile is not what it sees.
+		 */
+		while (child_fd == pipefd[0] || child_fd == pipefd[1])
+			child_fd++;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", child_fd);
+		if (posix_spawn_file_actions_adddup2(&fa, fd, child_fd) ||
+		    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
 						     O_RDONLY, 0) ||
 		    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1) ||
 		    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Runs a command over many files: tree walk, worker threads, ordered output. */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,6 +60,27 @@ void skip_reason(struct result *r, const struct ebid_walk_entry *e)
 			 e->alias_of);
 	else
 		snprintf(r->msg, sizeof(r->msg), "%s", e->reason);
+}
+
+void entry_error(struct result *r, const struct ebid_walk_entry *e)
+{
+	snprintf(r->msg, sizeof(r->msg), "cannot read: %s",
+		 e->reason ? e->reason : strerror(-e->error));
+}
+
+int open_entry(const struct cli *cli, const struct ebid_walk_entry *e,
+	       struct stat *st, char *err, size_t errlen)
+{
+	struct ebid_at at;
+	int fd;
+
+	fd = ebid_walk_entry_at(e, &at, err, errlen);
+	if (fd)
+		return fd;
+	fd = ebid_open_locked(&at, O_RDONLY, false, cli->lock_timeout_ms, st,
+			      err, errlen);
+	ebid_at_release(&at);
+	return fd;
 }
 
 void cli_results_free(struct result *v, size_t n)
