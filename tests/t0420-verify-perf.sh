@@ -75,6 +75,8 @@ cat >fake/logger <<EOF
 printf '%s\n' "\$@" >$SCRATCH/fake/argv
 env | sort >$SCRATCH/fake/env
 readlink /proc/\$\$/fd/0 >$SCRATCH/fake/stdin
+readlink "\$3" >$SCRATCH/fake/input
+sha256sum <"\$3" | cut -d' ' -f1 >$SCRATCH/fake/input-sha
 printf '%s\n' "\$HOME" >$SCRATCH/fake/home
 test -d "\$HOME" && echo yes >$SCRATCH/fake/home-existed
 printf '%s %s\n' $good_id "\$3"
@@ -154,11 +156,14 @@ expect_eq "exit with only a PATH perf (require)" "$rc" 1
 expect_match "stdout" "$out" "perf: "
 t_end
 
-t_begin "perf is run with argv 'buildid-list -i FILE', LC_ALL=C, PERF_CONFIG=/dev/null, a private HOME (removed after), stdin /dev/null"
-rm -f fake/argv fake/env fake/stdin fake/home fake/home-existed
+t_begin "perf is run with argv 'buildid-list -i /proc/self/fd/N' (N: the file verify holds), LC_ALL=C, PERF_CONFIG=/dev/null, a private HOME (removed after), stdin /dev/null"
+rm -f fake/argv fake/env fake/stdin fake/home fake/home-existed fake/input fake/input-sha
 fake_perf "$SCRATCH/fake/logger" "$EBID" verify --perf=require "$good"
 expect_eq "exit" "$rc" 0
-expect_eq "argv" "$(cat fake/argv 2>/dev/null | tr '\n' ' ')" "buildid-list -i $good "
+expect_match "argv" "$(cat fake/argv 2>/dev/null | tr '\n' ' ')" '^buildid-list -i /proc/self/fd/[0-9]+ $'
+# perf reads the inode verify checked, not whatever the path names later.
+expect_eq "the descriptor perf reads is the file" "$(cat fake/input 2>/dev/null)" "$good"
+expect_eq "its bytes" "$(cat fake/input-sha 2>/dev/null)" "$(sha256sum <"$good" | cut -d' ' -f1)"
 for kv in LC_ALL=C PERF_CONFIG=/dev/null; do
 	grep -qx -- "$kv" fake/env 2>/dev/null || t_fail "perf's environment lacks $kv: $(tr '\n' ' ' <fake/env 2>/dev/null)"
 done

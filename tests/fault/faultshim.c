@@ -8,13 +8,14 @@
  *     CALL    open openat read pread write pwrite fsync fsync-dir fdatasync
  *             fchown fchmod fsetxattr fgetxattr flistxattr futimens rename
  *             mkostemp stat lstat fstat ftruncate copy_file_range unlink
- *             realpath mmap
+ *             realpath mmap flock (unlinkat counts as unlink, fstatat as
+ *             stat or lstat)
  *             (fsync-dir is fsync on a directory; each kind counts its own
  *             calls from 1, "open" includes open64, "pread" pread64, ...)
  *     N       which call of that kind (1 = first), or "all"
  *     ACTION  an errno name (EIO, ENOSPC, EDQUOT, EPERM, EACCES, ENOTSUP,
  *             EXDEV, EBUSY, EROFS, EMFILE, ENOMEM, EFBIG, EINTR, ENOENT,
- *             ENOSYS, ETXTBSY): fail with it, doing nothing;
+ *             ENOSYS, ETXTBSY, ENOLCK): fail with it, doing nothing;
  *             "short": read or write only half the bytes (at least 1);
  *             "shrink" (mmap only): map, then truncate the file to the
  *             mapping's offset, as another process might while the map
@@ -68,6 +69,7 @@ static const struct {
 	{ "EMFILE", EMFILE }, { "ENOMEM", ENOMEM }, { "EFBIG", EFBIG },
 	{ "EINTR", EINTR },   { "ENOENT", ENOENT }, { "ENOSYS", ENOSYS },
 	{ "ETXTBSY", ETXTBSY },
+	{ "ENOLCK", ENOLCK },
 };
 
 static const char *const calls[] = {
@@ -75,7 +77,7 @@ static const char *const calls[] = {
 	"fsync-dir", "fdatasync", "fchown", "fchmod", "fsetxattr",
 	"fgetxattr", "flistxattr", "futimens", "rename", "mkostemp", "stat",
 	"lstat", "fstat", "ftruncate", "copy_file_range", "unlink",
-	"realpath", "mmap",
+	"realpath", "mmap", "flock",
 };
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
 static long counts[NCALLS];
@@ -619,7 +621,7 @@ int rename(const char *from, const char *to)
 int renameat(int fd1, const char *from, int fd2, const char *to)
 {
 	REAL(int, renameat, int, const char *, int, const char *);
-	if (decide("rename", to, in_scope_path(to)) < 0)
+	if (decide("rename", to, at_scope(fd2, to)) < 0)
 		return -1;
 	return real_renameat(fd1, from, fd2, to);
 }
@@ -628,7 +630,7 @@ int renameat2(int fd1, const char *from, int fd2, const char *to,
 	      unsigned flags)
 {
 	REAL(int, renameat2, int, const char *, int, const char *, unsigned);
-	if (decide("rename", to, in_scope_path(to)) < 0)
+	if (decide("rename", to, at_scope(fd2, to)) < 0)
 		return -1;
 	return real_renameat2(fd1, from, fd2, to, flags);
 }
@@ -639,6 +641,43 @@ int unlink(const char *path)
 	if (decide("unlink", path, in_scope_path(path)) < 0)
 		return -1;
 	return real_unlink(path);
+}
+
+int unlinkat(int dirfd, const char *path, int flags)
+{
+	REAL(int, unlinkat, int, const char *, int);
+	if (decide("unlink", path, at_scope(dirfd, path)) < 0)
+		return -1;
+	return real_unlinkat(dirfd, path, flags);
+}
+
+/* stat or lstat of a name below a directory descriptor. */
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	REAL(int, fstatat, int, const char *, struct stat *, int);
+	if (!(flags & AT_EMPTY_PATH) &&
+	    decide(flags & AT_SYMLINK_NOFOLLOW ? "lstat" : "stat", path,
+		   at_scope(dirfd, path)) < 0)
+		return -1;
+	return real_fstatat(dirfd, path, st, flags);
+}
+
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	REAL(int, fstatat64, int, const char *, struct stat64 *, int);
+	if (!(flags & AT_EMPTY_PATH) &&
+	    decide(flags & AT_SYMLINK_NOFOLLOW ? "lstat" : "stat", path,
+		   at_scope(dirfd, path)) < 0)
+		return -1;
+	return real_fstatat64(dirfd, path, st, flags);
+}
+
+int flock(int fd, int op)
+{
+	REAL(int, flock, int, int);
+	if (decide_fd("flock", fd) < 0)
+		return -1;
+	return real_flock(fd, op);
 }
 
 char *realpath(const char *path, char *resolved)

@@ -31,8 +31,9 @@ hard fault must give exit 2 (verify: an ERROR line or nothing on stdout),
 never a PASS or SKIP, and a soft one the undisturbed run's output.
 
 With --mutate, the faults are "another process appends a byte to the file"
-at every point between the command's first look at the file and its last
-check before the rename (for --in-place: its last write into the file):
+at every point between the command's first look at the file once it holds
+the file's lock and its last check before the rename (for --in-place: its
+last write into the file); a process that writes without taking the lock:
 the change must be detected (exit 2, "changed"), the file left as the
 original plus the other process's bytes, no temporary left. The same at the
 rename (the last write) itself is reported as the remaining window.
@@ -85,6 +86,7 @@ HARD = {
     "unlink": ["EIO", "EACCES"],
     "realpath": ["EACCES", "ENOMEM"],
     "mmap": [],
+    "flock": ["ENOLCK"],
 }
 SOFT = {
     "read": ["short", "EINTR"],
@@ -111,6 +113,7 @@ WORDS = {
     "lstat": r"stat", "fstat": r"stat", "ftruncate": r"truncat|size",
     "unlink": r"remov|unlink|delet", "realpath": r"resolv|path",
     "mmap": r"map|read",
+    "flock": r"lock",
 }
 
 
@@ -250,10 +253,24 @@ class Runner:
                 self.commit = i
                 break
         if self.scenario == "replace":
-            self.last_check = max((i for i, p in enumerate(self.points)
-                                   if p[0] == "stat" and i < self.commit),
-                                  default=None)
+            self.last_check = self.last_name_check()
         return True
+
+    def last_name_check(self):
+        """The check that nobody replaced the file: the last stat (or
+        lstat: fstatat without following) of a name before the commit."""
+        return max((i for i, p in enumerate(self.points)
+                    if p[0] in ("stat", "lstat") and i < self.commit),
+                   default=None)
+
+    def first_look(self):
+        """The command's first look at the file it will read: the first
+        fstat once it holds the file's lock (a change before that is what
+        it reads, not a change during its work)."""
+        locked = next((i for i, p in enumerate(self.points)
+                       if p[0] == "flock"), -1)
+        return next((i for i, p in enumerate(self.points)
+                     if p[0] == "fstat" and i > locked), None)
 
     def check_common(self, point, action, rc, err, log, fired_want=True):
         if rc == "hang":
@@ -366,10 +383,8 @@ class Runner:
                          "neither the original nor the complete new file")
 
     def mutate_runs(self):
-        first = next((i for i, p in enumerate(self.points)
-                      if p[0] == "fstat"), None)
-        last = max((i for i, p in enumerate(self.points)
-                    if p[0] == "stat" and i < self.commit), default=None)
+        first = self.first_look()
+        last = self.last_name_check()
         if first is None or last is None:
             self.problem("setup", "-", "mutate",
                          "no fstat or last stat before the commit in the "
