@@ -33,6 +33,24 @@ static size_t temp_name_len(const char *e)
 	return len - 1 - 12;
 }
 
+bool ebid_is_own_file(const char *name)
+{
+	size_t len = strlen(name);
+	static const char *const ends[] = { ".ebid-journal", ".ebid-link" };
+	size_t i;
+
+	if (temp_name_len(name))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(ends); i++) {
+		size_t n = strlen(ends[i]);
+
+		if (name[0] == '.' && len > n + 1 &&
+		    !strcmp(name + len - n, ends[i]))
+			return true;
+	}
+	return false;
+}
+
 /*
  * The temporaries seen in one directory, read once per run: a tree run
  * writes many files into one directory, and reading the directory for

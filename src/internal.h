@@ -4,6 +4,7 @@
 #define EBID_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -24,6 +25,14 @@
 #define EBID_NT_GNU_BUILD_ID 3
 #define EBID_NT_GO_BUILD_ID 4
 #define EBID_GNU_NOTE_NAME ".note.gnu.build-id"
+
+/*
+ * Whether name is one of the files elf-buildid itself makes beside the
+ * files it writes: a temporary ".NAME.ebid-XXXXXX", an --in-place journal
+ * ".NAME.ebid-journal", a link copy ".NAME.ebid-link". Walks leave them
+ * out: they come and go while other runs work.
+ */
+bool ebid_is_own_file(const char *name);
 
 /* Fills err with a formatted message and returns code (negative). */
 int ebid_err(char *err, size_t errlen, int code, const char *fmt, ...)

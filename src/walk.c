@@ -247,7 +247,7 @@ static int walk_one(const struct walker *k, int dfd, const char *rel,
 	if (!crel || !cpath)
 		goto out;
 	ret = 0;
-	if (excluded(k, crel, name))
+	if (excluded(k, crel, name) || ebid_is_own_file(name))
 		goto out;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		if (errno == ENOENT)

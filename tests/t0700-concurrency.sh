@@ -48,7 +48,7 @@ round() {
 	local r=$SCRATCH/$name f i n=$# fifo pids=() kinds=() t0
 	round_no=$((round_no + 1))
 	rm -rf "$r"
-	mkdir -p "$r/w" "$r/res"
+	mkdir -p "$r/w" "$r/res" "$r/out"
 	f=$r/w/prog
 	cp "$FIXTURES/$fixture" "$f"
 	fifo=$r/res/go
@@ -101,6 +101,10 @@ spawn() {
 	verify) exec "$EBID" verify --content-hash --perf=off "$f" ;;
 	show) exec "$EBID" show "$f" ;;
 	link) exec "$EBID" link --debug-dir="$l" "$f" ;;
+	# -o into one OUT shared by every such process of the round.
+	inject-o) exec "$EBID" inject -o "${f%/w/prog}/out/prog" "$f" ;;
+	inject-r) exec "$EBID" inject -r -j 2 "${f%/prog}" ;;
+	verify-r) exec "$EBID" verify -r --content-hash --perf=off "${f%/prog}" ;;
 	*) echo "spawn: unknown kind $kind" >&2 && exit 99 ;;
 	esac
 }
@@ -118,6 +122,25 @@ check_round() { # NAME FILE REFERENCE FINAL_ID KINDS...
 		what="$name: process $i ($kind): exit $rc"
 		[ "$rc" -ge 128 ] && t_fail "$what: killed by a signal; stderr: $e" && continue
 		case $kind in
+		inject-o)
+			# The input as it was when this run read it, stamped: the
+			# same bytes whichever run wrote OUT last.
+			[ "$rc" = 0 ] || { t_fail "$what, want 0; stderr: $e"; continue; }
+			expect_eq "$what: output" "$o" "$final  $r/out/prog"
+			expect_eq "$what: stderr" "$e" ""
+			;;
+		inject-r)
+			[ "$rc" = 0 ] || { t_fail "$what, want 0; stderr: $e"; continue; }
+			expect_eq "$what: output" "$o" "$final  $f"
+			;;
+		verify-r)
+			case $rc in
+			0) expect_eq "$what: output" "$o" "PASS  $f  $final" ;;
+			1) expect_match "$what: output (a FAIL must be the unfilled note)" "$o" \
+				"^FAIL  $id_re  .*nonzero: " ;;
+			*) t_fail "$what, want 0 (after the fill) or 1 (before it); stdout: $o; stderr: $e" ;;
+			esac
+			;;
 		inject* | backfill*)
 			[ "$rc" = 0 ] || { t_fail "$what, want 0; stderr: $e"; continue; }
 			expect_eq "$what: output" "$o" "$final  $f"
@@ -170,6 +193,10 @@ check_round() { # NAME FILE REFERENCE FINAL_ID KINDS...
 	done
 	expect_same_file "$name: the file is what one undisturbed run leaves" "$f" "$reference"
 	expect_eq "$name: files in its directory" "$(ls -A "$r/w" | tr '\n' ' ')" "prog "
+	if [ -e "$r/out/prog" ]; then
+		expect_same_file "$name: -o's OUT is the stamped file" "$r/out/prog" "$reference"
+	fi
+	expect_match "$name: files in -o's directory" "$(ls -A "$r/out" | tr '\n' ' ')" '^(prog )?$'
 	expect_eq "$name: link count" "$(stat -c %h "$f")" 1
 	if [ "$final" != "$ZERO_ID" ]; then
 		run "$EBID" verify --content-hash --perf=off "$f"
@@ -210,6 +237,9 @@ block "4 x inject + 4 x inject --in-place at once, 4 rounds" \
 block "mixed on a reserved note, 4 rounds: inject, inject --in-place, reserve, reserve --in-place, verify, show, link" \
 	4 reserved "$REF/inject-reserved" "$ID_RESERVED" \
 	inject inject--in-place reserve verify inject link reserve--in-place inject--in-place show verify
+block "mixed with -o into one shared OUT, -r and verify -r, 3 rounds" \
+	3 reserved "$REF/inject-reserved" "$ID_RESERVED" \
+	inject inject-o inject-r verify-r inject--in-place inject-o inject-r show verify
 block "one backfill among reserves and readers, 2 rounds" \
 	2 reserved "$REF/inject-reserved" "$ID_RESERVED" \
 	reserve verify backfill show reserve--in-place link verify reserve
