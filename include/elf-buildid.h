@@ -308,6 +308,8 @@ struct ebid_job {
 	const struct ebid_at *at;       /* input: where it is */
 	const char *output;             /* -o, or NULL to replace path */
 	long lock_timeout_ms;           /* see ebid_open_locked() */
+	uint64_t walk_dev, walk_ino;    /* the inode a walk found, or 0: another
+					 * inode with hard links is refused */
 	struct ebid_temps *temps;       /* or NULL */
 	struct ebid_opts opts;
 	bool dry_run;

@@ -100,6 +100,10 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	job.path = e->path;
 	job.at = &at;
 	job.lock_timeout_ms = cli->lock_timeout_ms;
+	if (!e->named) {
+		job.walk_dev = e->dev;
+		job.walk_ino = e->ino;
+	}
 	job.temps = cli->temps;
 	job.output = cli->output;
 	job.opts = cli->opts;

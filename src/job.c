@@ -187,6 +187,18 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 				       : "not a regular file");
 		goto out;
 	}
+	/*
+	 * Replaced since the walk by a hard link of a file elsewhere: the
+	 * links outside are not ours to change.
+	 */
+	if (job->walk_ino && st.st_nlink > 1 &&
+	    ((uint64_t)st.st_ino != job->walk_ino ||
+	     (uint64_t)st.st_dev != job->walk_dev)) {
+		ret = ebid_err(err, errlen, -EBID_ECHANGED,
+			       "replaced during the run by a file with %ju hard links; left as it is",
+			       (uintmax_t)st.st_nlink);
+		goto out;
+	}
 	if (ebid_inplace_pending(job->at)) {
 		ret = undo_interrupted(job, src.fd, in_place, &st, err, errlen);
 		if (ret)

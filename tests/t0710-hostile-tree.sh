@@ -320,4 +320,30 @@ after=$(decoy_full)
 	"$(diff -U0 <(echo "$DECOY_BEFORE") <(echo "$after") | grep '^[-+][^-+]' | head -n 10)"
 t_end
 
+t_begin "a tree file replaced by a hard link of a file outside while inject -r --in-place waits for its lock: refused, the outside file unchanged"
+hl=$SCRATCH/hardlink
+rm -rf "$hl"
+mkdir -p "$hl/tree" "$hl/outside"
+cp "$FIXTURES/nobuildid" "$hl/tree/a"
+cp "$FIXTURES/plain" "$hl/outside/o"
+outside_sha=$(sha256sum <"$hl/outside/o")
+# The lock holds the run between its walk and its open of the file.
+flock -o "$hl/tree/a" sleep 3 &
+holder=$!
+for _ in $(seq 50); do
+	flock -n "$hl/tree/a" true || break
+	sleep 0.05
+done
+"$EBID" inject -r --in-place "$hl/tree" >"$hl/out" 2>"$hl/err" &
+inj=$!
+sleep 1 # the walk of one file is long done; the run waits for the lock
+ln -f "$hl/outside/o" "$hl/tree/a"
+wait "$inj"
+rc=$?
+wait "$holder"
+expect_eq "exit" "$rc" 2
+expect_match "the error" "$(cat "$hl/err")" "'$hl/tree/a': inject: replaced during the run by a file with 2 hard links"
+expect_eq "the outside file" "$(sha256sum <"$hl/outside/o")" "$outside_sha"
+t_end
+
 t_done
