@@ -13,6 +13,7 @@ INSTALL    ?= install
 VERSION    := 0.1.0
 
 BUILD      := build
+comma      := ,
 PKGS       := libelf libcrypto
 
 # Our own flags are kept apart from the user's CFLAGS so that overriding
@@ -38,7 +39,13 @@ ALL_LDFLAGS := $(LDFLAGS)
 ifdef SANITIZE
 ALL_CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 ALL_LDFLAGS += -fsanitize=$(SANITIZE)
+# ThreadSanitizer objects cannot be linked with AddressSanitizer ones, so a
+# build with "thread" in SANITIZE has its own directory (mk/tsan.mk).
+ifneq ($(filter thread,$(subst $(comma), ,$(SANITIZE))),)
+BUILD := build/tsan
+else
 BUILD := build/san
+endif
 endif
 
 ifeq ($(V),1)
