@@ -41,7 +41,17 @@ ET_EXEC = 2
 ET_DYN = 3
 NT_GNU_BUILD_ID = 3
 BUILD_ID_SIZE_MAX = 20
-ID_LEN = {"sha1": 20, "sha256": 20, "md5": 16}
+ID_LEN = {"sha1": 20, "sha256": 20, "md5": 16, "sha1-tree": 20}
+TREE_CHUNK = 4 << 20
+
+
+def sha1_tree(data):
+    """docs/build-id.md, "The sha1-tree hash"."""
+    leaves = b"".join(hashlib.sha1(data[i:i + TREE_CHUNK]).digest()
+                      for i in range(0, len(data), TREE_CHUNK))
+    return hashlib.sha1(b"elf-buildid sha1-tree v1\0" +
+                        struct.pack(">QQ", TREE_CHUNK, len(data)) +
+                        leaves).digest()
 
 
 class BadInput(Exception):
@@ -207,6 +217,8 @@ def content_id(data, note, alg):
     buf = bytearray(data)
     buf[note["desc_off"]:note["desc_off"] + note["desc_len"]] = bytes(
         note["desc_len"])
+    if alg == "sha1-tree":
+        return sha1_tree(bytes(buf))[:n]
     return hashlib.new(alg, bytes(buf)).digest()[:n]
 
 
