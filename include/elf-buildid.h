@@ -122,6 +122,27 @@ size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
 			    unsigned char id[EBID_MAX_ID], int *pt_index,
 			    uint64_t *desc_off);
 
+/*
+ * What the readers of a GNU build-id make of elf's note, by the rules of
+ * docs/build-id.md: readers by section (perf, gdb, file, strip take the
+ * first section named .note.gnu.build-id, which must be SHF_ALLOC and hold
+ * the whole note, with no other section of that name), the kernel
+ * (ebid_kernel_build_id), and both on the id's length. The one statement
+ * of the placement rules: plan, the self-check, verify and show use it.
+ * The *_why strings say, without the file's name, why a reader misses it.
+ */
+struct ebid_note_view {
+	bool present;                   /* a GNU build-id note was found */
+	bool by_section;                /* readers by section find it */
+	bool by_kernel;                 /* the kernel's reader finds it */
+	bool size_ok;                   /* 1 to EBID_MAX_ID bytes */
+	bool nonzero;                   /* size_ok and not all zero */
+	char section_why[EBID_ERRLEN];
+	char kernel_why[EBID_ERRLEN];
+};
+
+void ebid_note_view(const struct ebid_elf *elf, struct ebid_note_view *v);
+
 enum ebid_mode {
 	EBID_MODE_INJECT = 0,   /* reserve if needed, fill, make visible */
 	EBID_MODE_RESERVE,      /* add a zero-filled note, make visible */

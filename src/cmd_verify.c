@@ -12,8 +12,6 @@
 
 #include "cli.h"
 
-#define GNU_NOTE_SECTION ".note.gnu.build-id"
-
 /* Reads the layout of path under its shared lock. */
 static int show_open(const struct cli *cli, struct ebid_elf *elf,
 		     const char *path, char *err, size_t errlen)
@@ -42,6 +40,7 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 
 	for (i = 0; i < nargs; i++) {
 		struct ebid_elf elf;
+		struct ebid_note_view view;
 		char err[EBID_ERRLEN], hex[2 * EBID_GO_ID_MAX + 1];
 		const struct ebid_note *g = &elf.gnu, *go = &elf.go;
 		const char *path = args[i];
@@ -70,21 +69,13 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 			       ebid_all_zero(g->desc, n)
 				       ? " (reserved, all zero)"
 				       : "");
-			if (elf.gnu_kernel_visible)
+			ebid_note_view(&elf, &view);
+			if (view.by_kernel)
 				printf("  kernel-visible: yes (PT_NOTE program header [%d])\n",
 				       g->pt_index);
-			else if (elf.type != 2 && elf.type != 3)
-				printf("  kernel-visible: no (e_type %u: the kernel reads only executables and shared libraries)\n",
-				       elf.type);
-			else if (elf.phoff !=
-				 (elf.elfclass == 2 ? 64u : 52u))
-				printf("  kernel-visible: no (e_phoff 0x%llx is not sizeof(Ehdr): kernels before 6.12 read program headers at sizeof(Ehdr), newer ones at e_phoff)\n",
-				       (unsigned long long)elf.phoff);
-			else if (g->pt_index >= 0)
-				printf("  kernel-visible: no (PT_NOTE [%d] covers it, but not inside the first page)\n",
-				       g->pt_index);
 			else
-				printf("  kernel-visible: no (no PT_NOTE covers it)\n");
+				printf("  kernel-visible: no (%s)\n",
+				       view.kernel_why);
 		} else {
 			printf("  gnu-build-id: none\n");
 			printf("  kernel-visible: no\n");
@@ -146,8 +137,8 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	char err[EBID_ERRLEN], phex[128];
 	const struct ebid_note *g = &elf.gnu;
 	const char *why;
+	struct ebid_note_view view;
 	struct stat st;
-	size_t dup;
 	int ret, fd = -1;
 
 	r->dev = e->dev;
@@ -210,53 +201,29 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		  (unsigned long long)g->note_off);
 	if (g->desc_len <= EBID_MAX_ID)
 		ebid_hex(r->id, g->desc, g->desc_len);
-	for (dup = 1; dup < elf.shnum; dup++)
-		if (dup != g->shndx &&
-		    !strcmp(elf.shdrs[dup].name_str, GNU_NOTE_SECTION))
-			break;
-	/* Section 0's name is not read into name_str; readers may use it. */
-	if (elf.shnum && elf.shdrs[0].name &&
-	    elf.shdrs[0].name < elf.shstrtab_size &&
-	    !strcmp(elf.shstrtab + elf.shdrs[0].name, GNU_NOTE_SECTION))
-		dup = 0;
-	if (g->shndx && dup < elf.shnum)
-		add_check(r, "section", "fail",
-			  "section [%zu] is also named .note.gnu.build-id; readers by name may take it instead of section [%zu]",
-			  dup, g->shndx);
-	else if (g->shndx &&
-		 g->note_off + g->note_size >
-			 elf.shdrs[g->shndx].offset + elf.shdrs[g->shndx].size)
-		add_check(r, "section", "fail",
-			  "section [%zu] sh_size %llu cuts the note's padding to sh_addralign %llu",
-			  g->shndx,
-			  (unsigned long long)elf.shdrs[g->shndx].size,
-			  (unsigned long long)elf.shdrs[g->shndx].addralign);
-	else if (g->shndx &&
-	    !strcmp(elf.shdrs[g->shndx].name_str, GNU_NOTE_SECTION) &&
-	    (elf.shdrs[g->shndx].flags & 0x2) &&
-	    elf.shdrs[g->shndx].type == 7 /* SHT_NOTE */)
+	ebid_note_view(&elf, &view);
+	if (view.by_section)
 		add_check(r, "section", "pass", "section [%zu]", g->shndx);
 	else
-		add_check(r, "section", "fail",
-			  "note is not in an SHF_ALLOC SHT_NOTE .note.gnu.build-id section (perf and strip go by section)");
-	if (g->desc_len == 0 || g->desc_len > EBID_MAX_ID) {
+		add_check(r, "section", "fail", "%s", view.section_why);
+	if (!view.size_ok) {
 		add_check(r, "size", "fail",
 			  "id has %u bytes; perf and the kernel accept 1 to 20",
 			  g->desc_len);
 	} else {
 		add_check(r, "size", "pass", "%u bytes", g->desc_len);
-		if (ebid_all_zero(g->desc, g->desc_len))
+		if (view.nonzero)
+			add_check(r, "nonzero", "pass", "not all zeros");
+		else
 			add_check(r, "nonzero", "fail",
 				  "id is all zeros (reserved, never backfilled)");
-		else
-			add_check(r, "nonzero", "pass", "not all zeros");
 	}
-	if (elf.gnu_kernel_visible)
+	if (view.by_kernel)
 		add_check(r, "pt_note", "pass", "PT_NOTE [%d] in the first page",
 			  g->pt_index);
 	else
-		add_check(r, "pt_note", "fail",
-			  "no PT_NOTE inside the first page covers the note; the kernel cannot see it");
+		add_check(r, "pt_note", "fail", "%s; the kernel cannot see it",
+			  view.kernel_why);
 	if (cli->perf == PERF_OFF) {
 		add_check(r, "perf", "skip", "--perf=off");
 	} else {

@@ -13,6 +13,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ELF constants we need without pulling <elf.h> into every module. */
+#define EBID_ET_REL 1
 #define EBID_ET_EXEC 2
 #define EBID_ET_DYN 3
 #define EBID_PT_LOAD 1
@@ -24,7 +25,12 @@
 #define EBID_SHF_ALLOC 0x2
 #define EBID_NT_GNU_BUILD_ID 3
 #define EBID_NT_GO_BUILD_ID 4
+#define EBID_SHN_LORESERVE 0xff00
+#define EBID_PN_XNUM 0xffff
 #define EBID_GNU_NOTE_NAME ".note.gnu.build-id"
+
+/* The first section named .note.gnu.build-id (what perf takes), or 0. */
+size_t ebid_note_section(const struct ebid_elf *elf);
 
 /*
  * Whether name is one of the files elf-buildid itself makes beside the

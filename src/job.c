@@ -31,6 +31,7 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      char *err, size_t errlen)
 {
 	const struct ebid_note *g = &new->gnu;
+	struct ebid_note_view view;
 	size_t add_sh = (plan->actions & EBID_ACT_ADD_NOTE) ? 1 : 0;
 	size_t add_ph = (plan->actions & EBID_ACT_ADD_PT) ? 1 : 0;
 	size_t i;
@@ -41,15 +42,14 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		return FAIL("size %llu, planned %llu",
 			    (unsigned long long)new->file_size,
 			    (unsigned long long)plan->out_size);
-	if (!g->present || !g->shndx)
-		return FAIL("no GNU build-id note in a section");
-	if (strcmp(new->shdrs[g->shndx].name_str, EBID_GNU_NOTE_NAME) ||
-	    new->shdrs[g->shndx].type != EBID_SHT_NOTE ||
-	    !(new->shdrs[g->shndx].flags & EBID_SHF_ALLOC))
-		return FAIL("note is not in an SHF_ALLOC %s section",
-			    EBID_GNU_NOTE_NAME);
-	if (!new->gnu_kernel_visible)
-		return FAIL("the kernel's reader does not find the note");
+	ebid_note_view(new, &view);
+	if (!view.present)
+		return FAIL("no GNU build-id note");
+	if (!view.by_section)
+		return FAIL("%s", view.section_why);
+	if (!view.by_kernel)
+		return FAIL("the kernel's reader does not find the note: %s",
+			    view.kernel_why);
 	if (g->desc_off != plan->id_off || g->desc_len != plan->id_len ||
 	    memcmp(g->desc, id, plan->id_len))
 		return FAIL("the id in the file is not the one written");

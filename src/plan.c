@@ -7,11 +7,6 @@
 
 #include "internal.h"
 
-#define ET_REL_ 1
-#define ET_EXEC_ 2
-#define ET_DYN_ 3
-#define SHN_LORESERVE_ 0xff00
-#define PN_XNUM_ 0xffff
 
 /* States of a first-page byte in the planner's map. */
 enum {
@@ -633,13 +628,13 @@ static int finish(struct planner *p)
 	 * Extended numbering lives in section 0: kept where the input used
 	 * it, taken up where the count needs it.
 	 */
-	if (p->shnum >= SHN_LORESERVE_ ||
+	if (p->shnum >= EBID_SHN_LORESERVE ||
 	    (elf->raw_shnum == 0 && elf->shnum > 0)) {
 		e_shnum = 0;
 		p->shdrs[0].size = p->shnum;
 	}
-	if (p->phnum >= PN_XNUM_ || elf->raw_phnum == PN_XNUM_) {
-		e_phnum = PN_XNUM_;
+	if (p->phnum >= EBID_PN_XNUM || elf->raw_phnum == EBID_PN_XNUM) {
+		e_phnum = EBID_PN_XNUM;
 		if (!p->shnum)
 			return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
 					"too many program headers for a file without sections");
@@ -853,96 +848,6 @@ static int check_kernel_view(struct planner *p)
 	return 0;
 }
 
-/* First section named .note.gnu.build-id (the one perf and gdb take), or 0. */
-static size_t first_note_section(const struct ebid_elf *elf)
-{
-	size_t i;
-
-	for (i = 1; i < elf->shnum; i++)
-		if (!strcmp(elf->shdrs[i].name_str, EBID_GNU_NOTE_NAME))
-			return i;
-	return 0;
-}
-
-/* A section name fit for a one-line message: printable, cut short. */
-static void printable_name(char *out, size_t len, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && name[i]; i++)
-		out[i] = name[i] > 0x20 && name[i] < 0x7f ? name[i] : '?';
-	out[i] = '\0';
-}
-
-/*
- * The existing note must be what readers by section take for the id: in
- * an SHF_ALLOC SHT_NOTE section named .note.gnu.build-id, the first of
- * that name, that holds the whole note laid out at its sh_addralign. A
- * file with section headers whose note no such section describes is
- * refused, never reported unchanged.
- */
-static int check_note_section(struct planner *p)
-{
-	const struct ebid_elf *elf = p->elf;
-	const struct ebid_note *g = &elf->gnu;
-	size_t first = first_note_section(elf);
-	const struct ebid_shdr *s;
-	char name[40];
-	size_t i;
-
-	if (!g->shndx) {
-		if (!first)
-			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
-					"malformed ELF: the GNU build-id note at offset 0x%llx lies in no SHT_NOTE section (no section is named %s)",
-					(unsigned long long)g->note_off,
-					EBID_GNU_NOTE_NAME);
-		s = &elf->shdrs[first];
-		if (s->type != EBID_SHT_NOTE)
-			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
-					"malformed ELF: section header [%zu] %s: sh_type %u is not SHT_NOTE",
-					first, EBID_GNU_NOTE_NAME, s->type);
-		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
-				"malformed ELF: section header [%zu] %s: sh_offset 0x%llx/sh_size %llu do not hold the GNU build-id note at offset 0x%llx",
-				first, EBID_GNU_NOTE_NAME,
-				(unsigned long long)s->offset,
-				(unsigned long long)s->size,
-				(unsigned long long)g->note_off);
-	}
-	s = &elf->shdrs[g->shndx];
-	if (strcmp(s->name_str, EBID_GNU_NOTE_NAME)) {
-		printable_name(name, sizeof(name), s->name_str);
-		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
-				"malformed ELF: section header [%zu]: sh_name %u reads '%s', not %s, for the section holding the GNU build-id note",
-				g->shndx, s->name, name, EBID_GNU_NOTE_NAME);
-	}
-	if (first != g->shndx)
-		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
-				"malformed ELF: section header [%zu] is also named %s and comes before section [%zu] that holds the note (perf takes the first)",
-				first, EBID_GNU_NOTE_NAME, g->shndx);
-	if (elf->shdrs[0].name && elf->shdrs[0].name < elf->shstrtab_size &&
-	    !strcmp(elf->shstrtab + elf->shdrs[0].name, EBID_GNU_NOTE_NAME))
-		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
-				"malformed ELF: section header [0]: sh_name %u names %s too",
-				elf->shdrs[0].name, EBID_GNU_NOTE_NAME);
-	for (i = g->shndx + 1; i < elf->shnum; i++)
-		if (!strcmp(elf->shdrs[i].name_str, EBID_GNU_NOTE_NAME))
-			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
-					"malformed ELF: section header [%zu] is also named %s (the note is in section [%zu])",
-					i, EBID_GNU_NOTE_NAME, g->shndx);
-	if (!(s->flags & EBID_SHF_ALLOC))
-		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
-				"malformed ELF: section header [%zu] %s: sh_flags 0x%llx lack SHF_ALLOC",
-				g->shndx, EBID_GNU_NOTE_NAME,
-				(unsigned long long)s->flags);
-	if (g->note_off + g->note_size > s->offset + s->size)
-		return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
-				"malformed ELF: section header [%zu] %s: sh_size %llu cuts the note's padding to sh_addralign %llu",
-				g->shndx, EBID_GNU_NOTE_NAME,
-				(unsigned long long)s->size,
-				(unsigned long long)s->addralign);
-	return 0;
-}
-
 static int plan_existing(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
@@ -952,10 +857,18 @@ static int plan_existing(struct planner *p)
 	size_t want;
 	int ret;
 
+	/*
+	 * The note that is there must be what readers by section take for
+	 * the id; a file whose note no proper section describes is refused,
+	 * never reported unchanged.
+	 */
 	if (elf->shnum) {
-		ret = check_note_section(p);
-		if (ret)
-			return ret;
+		struct ebid_note_view v;
+
+		ebid_note_view(elf, &v);
+		if (!v.by_section)
+			return ebid_err(p->err, p->errlen, -EBID_EMALFORMED,
+					"malformed ELF: %s", v.section_why);
 	}
 	if (!g->shndx) {
 		/* Program headers only (stripped section headers): a
@@ -978,7 +891,7 @@ static int plan_existing(struct planner *p)
 	p->plan->id_off = g->desc_off;
 	p->plan->id_len = g->desc_len;
 	memcpy(p->plan->id, g->desc, g->desc_len);
-	if (!elf->gnu_kernel_visible && elf->raw_phnum == PN_XNUM_)
+	if (!elf->gnu_kernel_visible && elf->raw_phnum == EBID_PN_XNUM)
 		return no_room(p, "the program header count is in section 0 (PN_XNUM), which the kernel's build-id reader does not follow");
 
 	if (o->mode == EBID_MODE_BACKFILL && !zero && !o->force)
@@ -1036,13 +949,13 @@ static int plan_new(struct planner *p)
 				"file has no section name table");
 	if (elf->phoff != ehsize_of(elf) || !elf->phnum)
 		return no_room(p, "program headers do not follow the ELF header");
-	if (elf->raw_phnum == PN_XNUM_)
+	if (elf->raw_phnum == EBID_PN_XNUM)
 		return no_room(p, "the program header count is in section 0 (PN_XNUM), which the kernel's build-id reader does not follow");
 	/* A second section of that name would be hidden behind the first. */
-	if (first_note_section(elf))
+	if (ebid_note_section(elf))
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,
 				"section [%zu] is named %s but holds no GNU build-id note (owner \"GNU\", n_type 3); a second section of that name would be hidden behind it",
-				first_note_section(elf), EBID_GNU_NOTE_NAME);
+				ebid_note_section(elf), EBID_GNU_NOTE_NAME);
 	p->desc_len = o->id ? o->id_len : ebid_hash_id_len(o->alg);
 	ret = place_new_note(p);
 	if (ret)
@@ -1099,7 +1012,7 @@ int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
 	memset(plan, 0, sizeof(*plan));
 	plan->in_size = plan->out_size = elf->file_size;
 	plan->alg = opts->alg;
-	if (elf->type != ET_EXEC_ && elf->type != ET_DYN_)
+	if (elf->type != EBID_ET_EXEC && elf->type != EBID_ET_DYN)
 		return ebid_err(err, errlen, -EBID_ENOTE,
 				"not an executable or shared library (e_type %u)",
 				elf->type);

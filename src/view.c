@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What each reader of a GNU build-id makes of a layout's note: the one
+ * statement of the placement rules that plan, the self-check, verify and
+ * show all apply.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+size_t ebid_note_section(const struct ebid_elf *elf)
+{
+	size_t i;
+
+	for (i = 1; i < elf->shnum; i++)
+		if (!strcmp(elf->shdrs[i].name_str, EBID_GNU_NOTE_NAME))
+			return i;
+	return 0;
+}
+
+/* A section name fit for a one-line message: printable, cut short. */
+static void printable_name(char *out, size_t len, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && name[i]; i++)
+		out[i] = name[i] > 0x20 && name[i] < 0x7f ? name[i] : '?';
+	out[i] = '\0';
+}
+
+/* A note that no section describes: what the section table says instead. */
+static void why_no_section(const struct ebid_elf *elf, char *why, size_t len)
+{
+	const struct ebid_note *g = &elf->gnu;
+	size_t first = ebid_note_section(elf);
+	const struct ebid_shdr *s = &elf->shdrs[first];
+
+	if (!first)
+		snprintf(why, len,
+			 "the GNU build-id note at offset 0x%llx lies in no SHT_NOTE section (no section is named %s)",
+			 (unsigned long long)g->note_off, EBID_GNU_NOTE_NAME);
+	else if (s->type != EBID_SHT_NOTE)
+		snprintf(why, len,
+			 "section header [%zu] %s: sh_type %u is not SHT_NOTE",
+			 first, EBID_GNU_NOTE_NAME, s->type);
+	else
+		snprintf(why, len,
+			 "section header [%zu] %s: sh_offset 0x%llx/sh_size %llu do not hold the GNU build-id note at offset 0x%llx",
+			 first, EBID_GNU_NOTE_NAME,
+			 (unsigned long long)s->offset,
+			 (unsigned long long)s->size,
+			 (unsigned long long)g->note_off);
+}
+
+/*
+ * Readers by section (perf, gdb, file, strip) take the first section named
+ * .note.gnu.build-id: the note must be in it, it must be SHF_ALLOC (strip
+ * keeps it) and hold the whole note at its sh_addralign, and no other
+ * section, section 0 included, may carry the name.
+ */
+static bool section_view(const struct ebid_elf *elf, char *why, size_t len)
+{
+	const struct ebid_note *g = &elf->gnu;
+	size_t first = ebid_note_section(elf), i;
+	const struct ebid_shdr *s = &elf->shdrs[g->shndx];
+	char name[40];
+
+	if (!elf->shnum) {
+		snprintf(why, len,
+			 "the file has no section headers, so readers by section (perf, file, strip) cannot see the note");
+		return false;
+	}
+	if (!g->shndx) {
+		why_no_section(elf, why, len);
+		return false;
+	}
+	if (strcmp(s->name_str, EBID_GNU_NOTE_NAME)) {
+		printable_name(name, sizeof(name), s->name_str);
+		snprintf(why, len,
+			 "section header [%zu]: sh_name %u reads '%s', not %s, for the section holding the GNU build-id note",
+			 g->shndx, s->name, name, EBID_GNU_NOTE_NAME);
+		return false;
+	}
+	if (first != g->shndx) {
+		snprintf(why, len,
+			 "section header [%zu] is also named %s and comes before section [%zu] that holds the note (perf takes the first)",
+			 first, EBID_GNU_NOTE_NAME, g->shndx);
+		return false;
+	}
+	/* Section 0's name is not in name_str; readers may still use it. */
+	if (elf->shdrs[0].name && elf->shdrs[0].name < elf->shstrtab_size &&
+	    !strcmp(elf->shstrtab + elf->shdrs[0].name, EBID_GNU_NOTE_NAME)) {
+		snprintf(why, len, "section header [0]: sh_name %u names %s too",
+			 elf->shdrs[0].name, EBID_GNU_NOTE_NAME);
+		return false;
+	}
+	for (i = g->shndx + 1; i < elf->shnum; i++)
+		if (!strcmp(elf->shdrs[i].name_str, EBID_GNU_NOTE_NAME)) {
+			snprintf(why, len,
+				 "section header [%zu] is also named %s (the note is in section [%zu])",
+				 i, EBID_GNU_NOTE_NAME, g->shndx);
+			return false;
+		}
+	if (!(s->flags & EBID_SHF_ALLOC)) {
+		snprintf(why, len,
+			 "section header [%zu] %s: sh_flags 0x%llx lack SHF_ALLOC",
+			 g->shndx, EBID_GNU_NOTE_NAME,
+			 (unsigned long long)s->flags);
+		return false;
+	}
+	if (g->note_off + g->note_size > s->offset + s->size) {
+		snprintf(why, len,
+			 "section header [%zu] %s: sh_size %llu cuts the note's padding to sh_addralign %llu",
+			 g->shndx, EBID_GNU_NOTE_NAME,
+			 (unsigned long long)s->size,
+			 (unsigned long long)s->addralign);
+		return false;
+	}
+	return true;
+}
+
+/* Why the kernel's reader (ebid_kernel_build_id) does not find the note. */
+static void kernel_why(const struct ebid_elf *elf, char *why, size_t len)
+{
+	size_t ehsize = ebid_ehdr_layouts[elf->elfclass - 1].size;
+
+	if (elf->type != EBID_ET_EXEC && elf->type != EBID_ET_DYN)
+		snprintf(why, len,
+			 "e_type %u: the kernel reads only executables and shared libraries",
+			 elf->type);
+	else if (elf->phoff != ehsize)
+		snprintf(why, len,
+			 "e_phoff 0x%llx is not sizeof(Ehdr): kernels before 6.12 read program headers at sizeof(Ehdr), newer ones at e_phoff",
+			 (unsigned long long)elf->phoff);
+	else if (elf->raw_phnum == EBID_PN_XNUM)
+		snprintf(why, len,
+			 "the program header count is in section 0 (PN_XNUM), which the kernel's build-id reader does not follow");
+	else if (elf->gnu.pt_index >= 0)
+		snprintf(why, len,
+			 "PT_NOTE [%d] covers it, but not inside the first page",
+			 elf->gnu.pt_index);
+	else
+		snprintf(why, len,
+			 "no PT_NOTE inside the first page covers the note");
+}
+
+void ebid_note_view(const struct ebid_elf *elf, struct ebid_note_view *v)
+{
+	const struct ebid_note *g = &elf->gnu;
+
+	memset(v, 0, sizeof(*v));
+	v->present = g->present;
+	if (!g->present) {
+		snprintf(v->section_why, sizeof(v->section_why),
+			 "no GNU build-id note");
+		snprintf(v->kernel_why, sizeof(v->kernel_why),
+			 "no GNU build-id note");
+		return;
+	}
+	v->by_section = section_view(elf, v->section_why,
+				     sizeof(v->section_why));
+	v->by_kernel = elf->gnu_kernel_visible;
+	if (!v->by_kernel)
+		kernel_why(elf, v->kernel_why, sizeof(v->kernel_why));
+	v->size_ok = g->desc_len >= 1 && g->desc_len <= EBID_MAX_ID;
+	v->nonzero = v->size_ok && !ebid_all_zero(g->desc, g->desc_len);
+}
