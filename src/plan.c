@@ -16,6 +16,13 @@ enum {
 	B_RELEASED,     /* was ours to move away; free, zeroed unless reused */
 };
 
+/* Where a table that the plan changes ends up. */
+enum placement {
+	PLACE_KEEP = 0,         /* where it was (grown in place if need be) */
+	PLACE_IN_PAGE,          /* moved into a gap of the first page */
+	PLACE_APPEND,           /* moved to the end of the file */
+};
+
 struct planner {
 	const struct ebid_elf *elf;
 	const struct ebid_src *src;
@@ -33,14 +40,13 @@ struct planner {
 	size_t phnum;
 	struct ebid_shdr *shdrs;
 	size_t shnum;
-	uint64_t shoff;
-	bool shdrs_moved;
+	uint64_t shoff;                 /* set at emission for PLACE_APPEND */
+	enum placement shdrs_place;
 	bool shdrs_released;            /* the old table must move */
-	size_t shdrs_tail_new;          /* index from which entries are new */
 	char *shstrtab;                 /* new table when it changes */
 	size_t shstrtab_len;
-	uint64_t shstrtab_off;
-	bool shstrtab_moved;
+	uint64_t shstrtab_off;          /* likewise */
+	enum placement shstrtab_place;
 	uint64_t name_off;              /* sh_name of the new section */
 
 	uint64_t note_off;              /* the GNU note's header */
@@ -267,15 +273,16 @@ static int place_shdrs(struct planner *p, size_t add)
 			return 0;
 		}
 	}
-	p->shdrs_moved = true;
 	off = alloc_in_page(p, new_len, elf->elfclass == 2 ? 8 : 4, false,
 			    false);
 	if (off >= 0) {
+		p->shdrs_place = PLACE_IN_PAGE;
 		p->shoff = (uint64_t)off;
 		mark(p, p->shoff, new_len, B_CLAIMED);
 		return 0;
 	}
-	p->shoff = 0; /* appended by finish() once its contents are known */
+	/* Appended once its contents are known (emit_section_headers). */
+	p->shdrs_place = PLACE_APPEND;
 	return 0;
 }
 
@@ -328,14 +335,14 @@ static int place_name(struct planner *p)
 		return 0;
 	}
 	/* Relocate: first into the first page's gap, else to the end. */
-	p->shstrtab_moved = true;
 	off = alloc_in_page(p, p->shstrtab_len, 1, false, false);
 	if (off >= 0) {
+		p->shstrtab_place = PLACE_IN_PAGE;
 		p->shstrtab_off = (uint64_t)off;
 		mark(p, p->shstrtab_off, p->shstrtab_len, B_CLAIMED);
 		return 0;
 	}
-	p->shstrtab_off = 0; /* appended in finish() */
+	p->shstrtab_place = PLACE_APPEND; /* see emit_section_names() */
 	return 0;
 }
 
@@ -352,7 +359,6 @@ static int copy_headers(struct planner *p)
 	p->phnum = elf->phnum;
 	p->shnum = elf->shnum;
 	p->shoff = elf->shoff;
-	p->shdrs_tail_new = elf->shnum;
 	return 0;
 }
 
@@ -542,7 +548,7 @@ static int repair_coverage(struct planner *p)
 {
 	const struct ebid_note *g = &p->elf->gnu;
 	uint64_t len = g->note_size;
-	int i;
+	int i, ret;
 
 	if (g->note_off % 4 || g->note_off + len > p->page)
 		return no_room(p, "the existing note lies beyond the first page, where the kernel cannot read it");
@@ -553,11 +559,12 @@ static int repair_coverage(struct planner *p)
 	}
 	if (g->pt_index >= 0)
 		return no_room(p, "the note's PT_NOTE cannot be made visible to the kernel");
-	if (grow_phdrs(p))
-		return -EBID_ENOROOM;
-	if (new_pt_note(p, g->note_off, len))
-		return -EBID_ENOROOM;
-	return place_shdrs(p, 0);
+	ret = grow_phdrs(p);
+	if (!ret)
+		ret = new_pt_note(p, g->note_off, len);
+	if (!ret)
+		ret = place_shdrs(p, 0);
+	return ret;
 }
 
 static int patch_field(struct planner *p, size_t field_off, size_t width,
@@ -571,131 +578,164 @@ static int patch_field(struct planner *p, size_t field_off, size_t width,
 	return add_patch(p, field_off, buf, width, what);
 }
 
-/* Emits patches for every header that differs from the input. */
-static int finish(struct planner *p)
+/* The section name table's new contents, where place_name() put them. */
+static int emit_section_names(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
-	const struct ebid_ehdr_layout *L = &ebid_ehdr_layouts[elf->elfclass - 1];
-	size_t phe = phent_of(elf), she = shent_of(elf), i;
-	unsigned char buf[64], old[64];
-	char what[64];
-	uint64_t e_shnum = p->shnum, e_phnum = p->phnum, off;
-	unsigned char *table = NULL;
-	int ret = 0;
+	struct ebid_shdr *st = &p->shdrs[elf->shstrndx];
+	const unsigned char *added =
+		(const unsigned char *)p->shstrtab + elf->shstrtab_size;
+	size_t nadded = p->shstrtab_len - elf->shstrtab_size;
+	uint64_t off;
+	int ret;
 
-	/*
-	 * A table that grows at the end of the file takes the first appended
-	 * bytes; its entries are copied in below, once they are encoded.
-	 */
-	if (p->shnum && !p->shdrs_moved &&
-	    p->shoff + elf->shnum * she == elf->file_size &&
-	    p->shnum > elf->shnum) {
-		unsigned char zero[64] = { 0 };
-
-		ret = add_append(p, zero, she, 1, &off);
-		if (ret)
-			goto out;
+	if (!p->shstrtab)
+		return 0;
+	switch (p->shstrtab_place) {
+	case PLACE_APPEND:
+		ret = add_append(p, p->shstrtab, p->shstrtab_len, 1,
+				 &p->shstrtab_off);
+		break;
+	case PLACE_IN_PAGE:
+		ret = add_patch(p, p->shstrtab_off, p->shstrtab,
+				p->shstrtab_len, ".shstrtab (moved)");
+		break;
+	case PLACE_KEEP:
+	default:
+		/* Grown in place: into slack, or at the end of the file. */
+		if (p->shstrtab_off + p->shstrtab_len > elf->file_size)
+			ret = add_append(p, added, nadded, 1, &off);
+		else
+			ret = add_patch(p, st->offset + st->size, added,
+					nadded, ".shstrtab (name added)");
+		break;
 	}
+	if (ret)
+		return ret;
+	st->offset = p->shstrtab_off;
+	st->size = p->shstrtab_len;
+	p->plan->actions |= EBID_ACT_SHSTRTAB;
+	return 0;
+}
 
-	/* Section name table contents. */
-	if (p->shstrtab) {
-		struct ebid_shdr *st = &p->shdrs[elf->shstrndx];
+/*
+ * Extended numbering lives in section 0: kept where the input used it,
+ * taken up where the count needs it. Gives the e_shnum and e_phnum to
+ * write.
+ */
+static int extended_counts(struct planner *p, uint64_t *e_shnum,
+			   uint64_t *e_phnum)
+{
+	const struct ebid_elf *elf = p->elf;
 
-		if (p->shstrtab_moved && p->shstrtab_off == 0) {
-			ret = add_append(p, p->shstrtab, p->shstrtab_len, 1,
-					 &p->shstrtab_off);
-		} else if (p->shstrtab_moved) {
-			ret = add_patch(p, p->shstrtab_off, p->shstrtab,
-					p->shstrtab_len, ".shstrtab (moved)");
-		} else if (p->shstrtab_off + p->shstrtab_len > elf->file_size) {
-			ret = add_append(p, p->shstrtab + elf->shstrtab_size,
-					 p->shstrtab_len - elf->shstrtab_size,
-					 1, &off);
-		} else {
-			ret = add_patch(p, st->offset + st->size,
-					p->shstrtab + elf->shstrtab_size,
-					p->shstrtab_len - elf->shstrtab_size,
-					".shstrtab (name added)");
-		}
-		if (ret)
-			goto out;
-		st->offset = p->shstrtab_off;
-		st->size = p->shstrtab_len;
-		p->plan->actions |= EBID_ACT_SHSTRTAB;
-	}
-
-	/*
-	 * Extended numbering lives in section 0: kept where the input used
-	 * it, taken up where the count needs it.
-	 */
+	*e_shnum = p->shnum;
+	*e_phnum = p->phnum;
 	if (p->shnum >= EBID_SHN_LORESERVE ||
 	    (elf->raw_shnum == 0 && elf->shnum > 0)) {
-		e_shnum = 0;
+		*e_shnum = 0;
 		p->shdrs[0].size = p->shnum;
 	}
 	if (p->phnum >= EBID_PN_XNUM || elf->raw_phnum == EBID_PN_XNUM) {
-		e_phnum = EBID_PN_XNUM;
+		*e_phnum = EBID_PN_XNUM;
 		if (!p->shnum)
 			return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
 					"too many program headers for a file without sections");
 		p->shdrs[0].info = (uint32_t)p->phnum;
 	}
+	return 0;
+}
 
-	/* Section header table. */
-	if (p->shnum && p->shdrs_moved) {
-		table = calloc(p->shnum, she);
-		if (!table) {
-			ret = ebid_err(p->err, p->errlen, -ENOMEM,
-				       "out of memory");
-			goto out;
-		}
-		for (i = 0; i < p->shnum; i++)
-			ebid_shdr_encode(table + i * she, &p->shdrs[i],
-					 elf->elfclass, elf->data);
-		if (p->shoff == 0) {
-			ret = add_append(p, table, p->shnum * she,
-					 elf->elfclass == 2 ? 8 : 4, &p->shoff);
-		} else {
-			ret = add_patch(p, p->shoff, table, p->shnum * she,
-					"section header table (moved)");
-		}
-		if (ret)
-			goto out;
+/* A moved section header table, written whole where place_shdrs() put it. */
+static int emit_moved_shdrs(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t she = shent_of(elf), i;
+	unsigned char *table = calloc(p->shnum, she);
+	int ret;
+
+	if (!table)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	for (i = 0; i < p->shnum; i++)
+		ebid_shdr_encode(table + i * she, &p->shdrs[i], elf->elfclass,
+				 elf->data);
+	if (p->shdrs_place == PLACE_APPEND)
+		ret = add_append(p, table, p->shnum * she,
+				 elf->elfclass == 2 ? 8 : 4, &p->shoff);
+	else
+		ret = add_patch(p, p->shoff, table, p->shnum * she,
+				"section header table (moved)");
+	free(table);
+	if (!ret)
 		p->plan->actions |= EBID_ACT_MOVE_SHDRS;
-	} else if (p->shnum) {
-		for (i = 0; i < p->shnum; i++) {
-			uint64_t at = p->shoff + i * she;
+	return ret;
+}
 
-			ebid_shdr_encode(buf, &p->shdrs[i], elf->elfclass,
+/*
+ * A table that stays: each entry that differs is patched; an entry past
+ * the end of the file goes into the room reserve_shdr_tail() appended.
+ */
+static int emit_kept_shdrs(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t she = shent_of(elf), i;
+	unsigned char buf[64], old[64];
+	char what[64];
+	int ret;
+
+	for (i = 0; i < p->shnum; i++) {
+		uint64_t at = p->shoff + i * she;
+
+		ebid_shdr_encode(buf, &p->shdrs[i], elf->elfclass, elf->data);
+		if (i < elf->shnum) {
+			ebid_shdr_encode(old, &elf->shdrs[i], elf->elfclass,
 					 elf->data);
-			if (i < elf->shnum) {
-				ebid_shdr_encode(old, &elf->shdrs[i],
-						 elf->elfclass, elf->data);
-				if (!memcmp(buf, old, she))
-					continue;
-			}
-			snprintf(what, sizeof(what), "section header [%zu]%s", i,
-				 i >= elf->shnum ? " (new)" : "");
-			if (at >= elf->file_size) {
-				/* Room was appended above. */
-				if (at + she > elf->file_size +
-						       p->plan->append_len) {
-					ret = ebid_err(p->err, p->errlen,
-						       -EBID_EVERIFY,
-						       "internal error: section header append misplaced");
-					goto out;
-				}
-				memcpy(p->plan->append + (at - elf->file_size),
-				       buf, she);
-			} else {
-				ret = add_patch(p, at, buf, she, what);
-			}
-			if (ret)
-				goto out;
+			if (!memcmp(buf, old, she))
+				continue;
 		}
+		if (at >= elf->file_size) {
+			if (at + she > elf->file_size + p->plan->append_len)
+				return ebid_err(p->err, p->errlen,
+						-EBID_EVERIFY,
+						"internal error: section header append misplaced");
+			memcpy(p->plan->append + (at - elf->file_size), buf,
+			       she);
+			continue;
+		}
+		snprintf(what, sizeof(what), "section header [%zu]%s", i,
+			 i >= elf->shnum ? " (new)" : "");
+		ret = add_patch(p, at, buf, she, what);
+		if (ret)
+			return ret;
 	}
+	return 0;
+}
 
-	/* Program headers. */
+/*
+ * A table that stays at the end of the file and grows: its new entry
+ * takes the first appended bytes, filled in by emit_kept_shdrs().
+ */
+static int reserve_shdr_tail(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t she = shent_of(elf);
+	unsigned char zero[64] = { 0 };
+	uint64_t off;
+
+	if (!p->shnum || p->shdrs_place != PLACE_KEEP ||
+	    p->shoff + elf->shnum * she != elf->file_size ||
+	    p->shnum <= elf->shnum)
+		return 0;
+	return add_append(p, zero, she, 1, &off);
+}
+
+static int emit_program_headers(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t phe = phent_of(elf), i;
+	unsigned char buf[64], old[64];
+	char what[64];
+	int ret;
+
 	for (i = 0; i < p->phnum; i++) {
 		ebid_phdr_encode(buf, &p->phdrs[i], elf->elfclass, elf->data);
 		if (i < elf->phnum) {
@@ -708,37 +748,73 @@ static int finish(struct planner *p)
 			 i >= elf->phnum ? " (new PT_NOTE)" : "");
 		ret = add_patch(p, elf->phoff + i * phe, buf, phe, what);
 		if (ret)
-			goto out;
+			return ret;
 	}
+	return 0;
+}
 
-	/* ELF header fields. */
-	if (p->shnum && (ret = patch_field(p, L->shoff, L->addr, p->shoff,
-					     "e_shoff")))
-		goto out;
-	if ((ret = patch_field(p, L->shnum, 2, e_shnum, "e_shnum")) ||
-	    (ret = patch_field(p, L->phnum, 2, e_phnum, "e_phnum")))
-		goto out;
+static int emit_ehdr(struct planner *p, uint64_t e_shnum, uint64_t e_phnum)
+{
+	const struct ebid_ehdr_layout *L =
+		&ebid_ehdr_layouts[p->elf->elfclass - 1];
+	int ret = 0;
 
-	/* Released bytes nobody reused are zeroed, never left stale. */
-	for (i = 0; i < p->page;) {
-		size_t j = i;
-		unsigned char zero[EBID_PAGE];
+	if (p->shnum)
+		ret = patch_field(p, L->shoff, L->addr, p->shoff, "e_shoff");
+	if (!ret)
+		ret = patch_field(p, L->shnum, 2, e_shnum, "e_shnum");
+	if (!ret)
+		ret = patch_field(p, L->phnum, 2, e_phnum, "e_phnum");
+	return ret;
+}
 
-		if (p->map[i] != B_RELEASED) {
-			i++;
+/* Released bytes nobody reused are zeroed, never left stale. */
+static int emit_released(struct planner *p)
+{
+	unsigned char zero[EBID_PAGE];
+	size_t i, j;
+	int ret;
+
+	memset(zero, 0, sizeof(zero));
+	for (i = 0; i < p->page; i = j) {
+		j = i + 1;
+		if (p->map[i] != B_RELEASED)
 			continue;
-		}
 		while (j < p->page && p->map[j] == B_RELEASED)
 			j++;
-		memset(zero, 0, j - i);
 		ret = add_patch(p, i, zero, j - i,
 				"old section header table (cleared)");
 		if (ret)
-			goto out;
-		i = j;
+			return ret;
 	}
-out:
-	free(table);
+	return 0;
+}
+
+/*
+ * Emits patches (and appended bytes) for every header that differs from
+ * the input, in the order their placement needs: the first appended bytes
+ * go to a table that grows at the end of the file, the name table comes
+ * before the section headers that point at it.
+ */
+static int finish(struct planner *p)
+{
+	uint64_t e_shnum, e_phnum;
+	int ret;
+
+	ret = reserve_shdr_tail(p);
+	if (!ret)
+		ret = emit_section_names(p);
+	if (!ret)
+		ret = extended_counts(p, &e_shnum, &e_phnum);
+	if (!ret && p->shnum)
+		ret = p->shdrs_place == PLACE_KEEP ? emit_kept_shdrs(p)
+						   : emit_moved_shdrs(p);
+	if (!ret)
+		ret = emit_program_headers(p);
+	if (!ret)
+		ret = emit_ehdr(p, e_shnum, e_phnum);
+	if (!ret)
+		ret = emit_released(p);
 	return ret;
 }
 
