@@ -583,14 +583,15 @@ static int emit_section_names(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
 	struct ebid_shdr *st = &p->shdrs[elf->shstrndx];
-	const unsigned char *added =
-		(const unsigned char *)p->shstrtab + elf->shstrtab_size;
-	size_t nadded = p->shstrtab_len - elf->shstrtab_size;
+	const unsigned char *added;
+	size_t nadded;
 	uint64_t off;
 	int ret;
 
 	if (!p->shstrtab)
 		return 0;
+	added = (const unsigned char *)p->shstrtab + elf->shstrtab_size;
+	nadded = p->shstrtab_len - elf->shstrtab_size;
 	switch (p->shstrtab_place) {
 	case PLACE_APPEND:
 		ret = add_append(p, p->shstrtab, p->shstrtab_len, 1,
