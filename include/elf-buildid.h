@@ -31,6 +31,16 @@
 #define EBID_ECHANGED 4005      /* file changed while we worked on it */
 #define EBID_EVERIFY 4006       /* our own output failed self-verification */
 #define EBID_ELOCKED 4007       /* another process held the file's lock */
+#define EBID_EBUS 4100          /* a mapped window could not be read */
+
+/* The text for a negative (or positive) errno or EBID_E* code. */
+const char *ebid_strerror(int code);
+
+/*
+ * Whether path, or its last component, matches one of the n fnmatch(3)
+ * globs: the rule of --exclude and --allow-missing.
+ */
+bool ebid_glob_match(const char *const *globs, size_t n, const char *path);
 
 enum ebid_hash_alg {
 	EBID_HASH_SHA1 = 0,

@@ -94,7 +94,13 @@ int cmd_show(const struct cli *cli, char **args, int nargs);
 int cmd_verify(const struct cli *cli, char **args, int nargs);
 int cmd_link(const struct cli *cli, char **args, int nargs);
 
-/* Output helpers (report.c). */
+/*
+ * Output helpers (report.c). A report file (manifest, JUnit) is written
+ * to PATH.tmp and renamed over PATH once complete and synced; what names
+ * it in messages. report_close() always closes f and frees tmp.
+ */
+FILE *report_open(const char *path, const char *what, char **tmp);
+int report_close(FILE *f, const char *path, const char *what, char *tmp);
 void json_str(FILE *f, const char *s);
 void xml_str(FILE *f, const char *s);
 void fill_elf_facts(struct result *r, const struct ebid_elf *elf);

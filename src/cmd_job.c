@@ -175,20 +175,13 @@ static void job_print(const struct cli *cli, struct result *r)
 static int write_manifest(const struct cli *cli, const struct result *v,
 			  size_t n)
 {
-	char *tmp = NULL;
-	FILE *f;
+	char *tmp;
+	FILE *f = report_open(cli->manifest, "manifest", &tmp);
 	size_t i;
 	bool first = true;
 
-	if (asprintf(&tmp, "%s.tmp", cli->manifest) < 0)
-		return -ENOMEM;
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "%s: '%s': cannot write manifest: %s\n",
-			progname, cli->manifest, strerror(errno));
-		free(tmp);
+	if (!f)
 		return -1;
-	}
 	fprintf(f, "{\n  \"tool\": \"elf-buildid\",\n  \"version\": \"%s\",\n"
 		   "  \"command\": \"%s\",\n  \"files\": [",
 		EBID_VERSION, cli->command);
@@ -226,16 +219,7 @@ static int write_manifest(const struct cli *cli, const struct result *v,
 		fputc('}', f);
 	}
 	fprintf(f, "\n  ]\n}\n");
-	if (fflush(f) || ferror(f) || fsync(fileno(f)) || fclose(f) ||
-	    rename(tmp, cli->manifest)) {
-		fprintf(stderr, "%s: '%s': cannot write manifest: %s\n",
-			progname, cli->manifest, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	return report_close(f, cli->manifest, "manifest", tmp);
 }
 
 int cmd_job(const struct cli *cli, char **args, int nargs)

@@ -43,23 +43,26 @@ static int mkdirs(const char *dir)
 /* Whether the files open at a and b hold the same bytes. */
 static bool same_bytes(int a, int b)
 {
-	static const size_t len = 65536;
-	char *x = malloc(len), *y = malloc(len);
-	uint64_t off = 0;
+	unsigned char *x = malloc(EBID_IO_CHUNK), *y = malloc(EBID_IO_CHUNK);
+	struct stat sa, sb;
+	uint64_t off, size;
 	bool same = false;
 
-	while (x && y) {
-		ssize_t na = pread(a, x, len, (off_t)off);
-		ssize_t nb = pread(b, y, len, (off_t)off);
+	if (!x || !y || fstat(a, &sa) || fstat(b, &sb) ||
+	    sa.st_size != sb.st_size)
+		goto out;
+	size = (uint64_t)sa.st_size;
+	for (off = 0; off < size;) {
+		size_t n = size - off < EBID_IO_CHUNK ? (size_t)(size - off)
+						      : EBID_IO_CHUNK;
 
-		if (na < 0 || na != nb || memcmp(x, y, (size_t)na))
-			break;
-		if (!na) {
-			same = true;
-			break;
-		}
-		off += (uint64_t)na;
+		if (ebid_pread_full(a, x, n, off) ||
+		    ebid_pread_full(b, y, n, off) || memcmp(x, y, n))
+			goto out;
+		off += n;
 	}
+	same = true;
+out:
 	free(x);
 	free(y);
 	return same;
@@ -68,32 +71,30 @@ static bool same_bytes(int a, int b)
 /* Copies the file open at in into out: a reflink where it can. */
 static int copy_fd(int in, int out)
 {
-	char buf[65536];
-	uint64_t off = 0;
+	unsigned char *buf;
+	struct stat st;
+	uint64_t off, size;
+	int ret = 0;
 
 	if (ioctl(out, FICLONE, in) == 0)
 		return 0;
-	for (;;) {
-		ssize_t n = pread(in, buf, sizeof(buf), (off_t)off);
-		size_t done = 0;
+	if (fstat(in, &st) != 0)
+		return -errno;
+	buf = malloc(EBID_IO_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	size = (uint64_t)st.st_size;
+	for (off = 0; !ret && off < size;) {
+		size_t n = size - off < EBID_IO_CHUNK ? (size_t)(size - off)
+						      : EBID_IO_CHUNK;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		while (done < (size_t)n) {
-			ssize_t w = write(out, buf + done, (size_t)n - done);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return w < 0 ? -errno : -EIO;
-			done += (size_t)w;
-		}
-		off += (uint64_t)n;
+		ret = ebid_pread_full(in, buf, n, off);
+		if (!ret)
+			ret = ebid_pwrite_full(out, buf, n, off);
+		off += n;
 	}
+	free(buf);
+	return ret;
 }
 
 /*

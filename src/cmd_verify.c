@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <stdarg.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,19 +116,6 @@ static void add_check(struct result *r, const char *name, const char *status,
 		r->status = EXIT_CHECK;
 }
 
-static bool allowed_missing(const struct cli *cli, const char *path)
-{
-	const char *base = strrchr(path, '/');
-	size_t i;
-
-	base = base ? base + 1 : path;
-	for (i = 0; i < cli->nallow_missing; i++)
-		if (!fnmatch(cli->allow_missing[i], path, 0) ||
-		    !fnmatch(cli->allow_missing[i], base, 0))
-			return true;
-	return false;
-}
-
 static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 			struct result *r)
 {
@@ -188,7 +174,8 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		  ebid_machine_name(r->machine) ? ebid_machine_name(r->machine)
 						: "unknown machine");
 	if (!g->present) {
-		if (allowed_missing(cli, e->path)) {
+		if (ebid_glob_match(cli->allow_missing, cli->nallow_missing,
+				    e->path)) {
 			add_check(r, "note", "skip",
 				  "no GNU build-id note (allowed missing)");
 			snprintf(r->msg, sizeof(r->msg), "(allowed missing)");
@@ -404,15 +391,12 @@ static void print_json(const struct cli *cli, const struct result *v,
 static int write_junit(const struct cli *cli, const struct result *v,
 		       size_t n, const unsigned counts[4])
 {
-	char buf[2048];
-	FILE *f = fopen(cli->junit, "w");
+	char buf[2048], *tmp;
+	FILE *f = report_open(cli->junit, "JUnit report", &tmp);
 	size_t i;
 
-	if (!f) {
-		fprintf(stderr, "%s: '%s': cannot write JUnit report: %s\n",
-			progname, cli->junit, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<testsuites>\n"
 		   "<testsuite name=\"elf-buildid verify\" tests=\"%zu\" failures=\"%u\" errors=\"%u\" skipped=\"%u\">\n",
@@ -446,12 +430,7 @@ static int write_junit(const struct cli *cli, const struct result *v,
 		fprintf(f, "</testcase>\n");
 	}
 	fprintf(f, "</testsuite>\n</testsuites>\n");
-	if (fclose(f) != 0) {
-		fprintf(stderr, "%s: '%s': cannot write JUnit report: %s\n",
-			progname, cli->junit, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return report_close(f, cli->junit, "JUnit report", tmp);
 }
 
 int cmd_verify(const struct cli *cli, char **args, int nargs)

@@ -2,6 +2,7 @@
 /* Hashing: the only module that includes OpenSSL. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,11 +136,14 @@ int ebid_sha256_fd(int fd, char hex[65], char *err, size_t errlen)
 	unsigned char md[EVP_MAX_MD_SIZE], *buf = NULL;
 	unsigned int len = 0;
 	EVP_MD_CTX *ctx = NULL;
-	uint64_t off = 0;
+	uint64_t off;
+	struct stat st;
 	int ret = 0;
-	ssize_t n;
 
-	buf = malloc(1u << 20);
+	if (fstat(fd, &st) != 0)
+		return ebid_err(err, errlen, -errno, "cannot stat: %s",
+				strerror(errno));
+	buf = malloc(EBID_IO_CHUNK);
 	ctx = EVP_MD_CTX_new();
 	if (!buf || !ctx) {
 		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
@@ -149,20 +153,21 @@ int ebid_sha256_fd(int fd, char hex[65], char *err, size_t errlen)
 		ret = ossl_err(err, errlen, "EVP_DigestInit_ex");
 		goto out;
 	}
-	while ((n = pread(fd, buf, 1u << 20, (off_t)off)) != 0) {
-		if (n > 0)
-			off += (uint64_t)n;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = ebid_err(err, errlen, -errno, "read failed: %s",
-				       strerror(errno));
+	for (off = 0; off < (uint64_t)st.st_size;) {
+		size_t n = (uint64_t)st.st_size - off < EBID_IO_CHUNK
+				   ? (size_t)((uint64_t)st.st_size - off)
+				   : EBID_IO_CHUNK;
+
+		ret = ebid_pread_full(fd, buf, n, off);
+		if (ret) {
+			ebid_read_err(err, errlen, ret);
 			goto out;
 		}
-		if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1) {
+		if (EVP_DigestUpdate(ctx, buf, n) != 1) {
 			ret = ossl_err(err, errlen, "EVP_DigestUpdate");
 			goto out;
 		}
+		off += n;
 	}
 	if (EVP_DigestFinal_ex(ctx, md, &len) != 1) {
 		ret = ossl_err(err, errlen, "EVP_DigestFinal_ex");

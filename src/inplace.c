@@ -29,42 +29,6 @@ static char *journal_name(const struct ebid_at *at)
 	return out;
 }
 
-static int write_all(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void put64(unsigned char *p, uint64_t v)
 {
 	ebid_put(p, 8, v, 1 /* ELFDATA2LSB */);
@@ -123,7 +87,7 @@ static int recover(const struct ebid_at *at, int fd, const struct stat *st,
 		ret = remove_journal(at, jp, err, errlen);
 		goto out;
 	}
-	if (read_all(jfd, hdr, sizeof(hdr), 0) || memcmp(hdr, JNL_MAGIC, 8) ||
+	if (ebid_pread_full(jfd, hdr, sizeof(hdr), 0) || memcmp(hdr, JNL_MAGIC, 8) ||
 	    get64(hdr + 8) != (uint64_t)st->st_dev ||
 	    get64(hdr + 16) != (uint64_t)st->st_ino) {
 		ret = ebid_err(err, errlen, -EBID_ECHANGED,
@@ -137,7 +101,7 @@ static int recover(const struct ebid_at *at, int fd, const struct stat *st,
 		unsigned char rec[16];
 		uint64_t off, len;
 
-		if (read_all(jfd, rec, 16, pos)) {
+		if (ebid_pread_full(jfd, rec, 16, pos)) {
 			ret = ebid_err(err, errlen, -EIO,
 				       "journal '%s' is truncated", jp);
 			goto out;
@@ -155,8 +119,8 @@ static int recover(const struct ebid_at *at, int fd, const struct stat *st,
 			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
 			goto out;
 		}
-		if (read_all(jfd, buf, len, pos + 16) ||
-		    write_all(fd, buf, len, off)) {
+		if (ebid_pread_full(jfd, buf, len, pos + 16) ||
+		    ebid_pwrite_full(fd, buf, len, off)) {
 			ret = ebid_err(err, errlen, -EIO,
 				       "cannot restore from journal '%s'", jp);
 			goto out;
@@ -232,11 +196,11 @@ static int journal_range(int jfd, uint64_t *pos, int fd, uint64_t off,
 		return -ENOMEM;
 	put64(rec, off);
 	put64(rec + 8, len);
-	ret = read_all(fd, buf, len, off);
+	ret = ebid_pread_full(fd, buf, len, off);
 	if (!ret)
-		ret = write_all(jfd, rec, 16, *pos);
+		ret = ebid_pwrite_full(jfd, rec, 16, *pos);
 	if (!ret)
-		ret = write_all(jfd, buf, len, *pos + 16);
+		ret = ebid_pwrite_full(jfd, buf, len, *pos + 16);
 	free(buf);
 	*pos += 16 + len;
 	return ret;
@@ -274,7 +238,7 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 	put64(hdr + 16, (uint64_t)st->st_ino);
 	put64(hdr + 24, plan->in_size);
 	put64(hdr + 32, count);
-	ret = write_all(jfd, hdr, sizeof(hdr), 0);
+	ret = ebid_pwrite_full(jfd, hdr, sizeof(hdr), 0);
 	for (i = 0; !ret && i < plan->npatches; i++)
 		ret = journal_range(jfd, &pos, fd, plan->patches[i].off,
 				    plan->patches[i].len, plan->in_size);
@@ -298,13 +262,13 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 	/* From here on the journal can undo every byte we write. */
 	touched = true;
 	for (i = 0; !ret && i < plan->npatches; i++)
-		ret = write_all(fd, plan->patches[i].bytes,
+		ret = ebid_pwrite_full(fd, plan->patches[i].bytes,
 				plan->patches[i].len, plan->patches[i].off);
 	if (!ret && plan->append_len)
-		ret = write_all(fd, plan->append, plan->append_len,
+		ret = ebid_pwrite_full(fd, plan->append, plan->append_len,
 				plan->in_size);
 	if (!ret && plan->fill)
-		ret = write_all(fd, id, plan->id_len, plan->id_off);
+		ret = ebid_pwrite_full(fd, id, plan->id_len, plan->id_off);
 	if (!ret && preserve_times) {
 		struct timespec ts[2] = { st->st_atim, st->st_mtim };
 

@@ -59,6 +59,12 @@ typedef int (*ebid_note_fn)(const struct ebid_note_hdr *n, void *arg);
 int ebid_notes_walk(const unsigned char *buf, size_t len, unsigned char data,
 		    unsigned align, ebid_note_fn fn, void *arg);
 
+/* v rounded up to a multiple of a (a of 0 or 1: v itself). */
+static inline uint64_t ebid_align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
 /* Size of a GNU build-id note with a descriptor of desc_len bytes. */
 static inline uint64_t ebid_gnu_note_size(size_t desc_len)
 {
@@ -79,11 +85,33 @@ size_t ebid_shdr_encode(unsigned char *out, const struct ebid_shdr *sh,
 			unsigned char elfclass, unsigned char data);
 
 /*
+ * pread()/pwrite() of exactly len bytes, retrying after EINTR and short
+ * transfers: 0, or a negative errno (-EIO at end of file or when a write
+ * makes no progress).
+ */
+int ebid_pread_full(int fd, void *buf, size_t len, uint64_t off);
+int ebid_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+
+/* Reads and writes through a buffer go this many bytes at a time. */
+#define EBID_IO_CHUNK (1u << 20)
+
+/*
+ * The planned output, produced on the fly (id.c): output bytes [pos, pos +
+ * n) with the id range zeroed (0 or a negative errno); the message for
+ * such an error; the id that the plan gives (nothing to do unless the plan
+ * fills the id by hashing).
+ */
+int ebid_read_out(const struct ebid_src *src, const struct ebid_plan *plan,
+		  uint64_t pos, unsigned char *buf, size_t n);
+int ebid_read_err(char *err, size_t errlen, int ret);
+int ebid_compute_id(const struct ebid_src *src, const struct ebid_plan *plan,
+		    unsigned char id[EBID_MAX_ID], char *err, size_t errlen);
+
+/*
  * A read-only window of a file, mapped and populated (src/mapped.c). Access
  * to it goes through ebid_window_guard(): fn's result, or -EBID_EBUS when
  * the window could not be read (the file shrank, or an I/O error).
  */
-#define EBID_EBUS 4100
 struct ebid_window {
 	const unsigned char *p;
 	size_t len;

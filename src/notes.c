@@ -4,11 +4,6 @@
 
 #include "internal.h"
 
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
 int ebid_notes_walk(const unsigned char *buf, size_t len, unsigned char data,
 		    unsigned align, ebid_note_fn fn, void *arg)
 {
@@ -27,11 +22,11 @@ int ebid_notes_walk(const unsigned char *buf, size_t len, unsigned char data,
 		n.descsz = (uint32_t)ebid_get(buf + off + 4, 4, data);
 		n.type = (uint32_t)ebid_get(buf + off + 8, 4, data);
 		n.name_off = off + 12;
-		n.desc_off = off + align_up(12 + (uint64_t)n.namesz, align);
+		n.desc_off = off + ebid_align_up(12 + (uint64_t)n.namesz, align);
 		desc_end = n.desc_off + n.descsz;
 		if (n.name_off + n.namesz > len || desc_end > len)
 			return -EBID_EMALFORMED;
-		n.size = align_up(desc_end, align) - off;
+		n.size = ebid_align_up(desc_end, align) - off;
 		n.name = buf + n.name_off;
 		n.desc = buf + n.desc_off;
 		ret = fn(&n, arg);
@@ -103,8 +98,8 @@ size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
 					*desc_off = off + noff + 16;
 				return descsz;
 			}
-			next = noff + 12 + align_up(namesz, 4) +
-			       align_up(descsz, 4);
+			next = noff + 12 + ebid_align_up(namesz, 4) +
+			       ebid_align_up(descsz, 4);
 			if (next <= noff)
 				break;
 			noff = next;

@@ -53,11 +53,6 @@ struct planner {
 	size_t desc_len;
 };
 
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return a > 1 ? (v + a - 1) / a * a : v;
-}
-
 static size_t ehsize_of(const struct ebid_elf *elf)
 {
 	return ebid_ehdr_layouts[elf->elfclass - 1].size;
@@ -121,7 +116,7 @@ static int add_append(struct planner *p, const void *bytes, size_t len,
 		      uint64_t align, uint64_t *off)
 {
 	struct ebid_plan *plan = p->plan;
-	uint64_t start = align_up(plan->in_size + plan->append_len, align);
+	uint64_t start = ebid_align_up(plan->in_size + plan->append_len, align);
 	size_t pad = (size_t)(start - plan->in_size - plan->append_len);
 	unsigned char *n = realloc(plan->append, plan->append_len + pad + len);
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Output helpers: JSON and XML string escaping, per-file ELF facts. */
+/* Output helpers: report files, JSON and XML escaping, per-file facts. */
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -105,4 +108,44 @@ void fill_elf_facts(struct result *r, const struct ebid_elf *elf)
 		memcpy(r->go_id, elf->go.desc, n);
 		r->go_id[n] = '\0';
 	}
+}
+
+FILE *report_open(const char *path, const char *what, char **tmp)
+{
+	FILE *f;
+
+	if (asprintf(tmp, "%s.tmp", path) < 0) {
+		*tmp = NULL;
+		fprintf(stderr, "%s: '%s': cannot write %s: %s\n", progname,
+			path, what, strerror(ENOMEM));
+		return NULL;
+	}
+	f = fopen(*tmp, "w");
+	if (!f) {
+		fprintf(stderr, "%s: '%s': cannot write %s: %s\n", progname,
+			path, what, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return f;
+}
+
+int report_close(FILE *f, const char *path, const char *what, char *tmp)
+{
+	int err = 0;
+
+	if (fflush(f) || ferror(f) || fsync(fileno(f)))
+		err = errno ? errno : EIO;
+	/* Closed whatever happened before: the FILE is never leaked. */
+	if (fclose(f) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err) {
+		fprintf(stderr, "%s: '%s': cannot write %s: %s\n", progname,
+			path, what, strerror(err));
+		unlink(tmp);
+	}
+	free(tmp);
+	return err ? -1 : 0;
 }

@@ -65,7 +65,7 @@ void skip_reason(struct result *r, const struct ebid_walk_entry *e)
 void entry_error(struct result *r, const struct ebid_walk_entry *e)
 {
 	snprintf(r->msg, sizeof(r->msg), "cannot read: %s",
-		 e->reason ? e->reason : strerror(-e->error));
+		 e->reason ? e->reason : ebid_strerror(e->error));
 }
 
 int open_entry(const struct cli *cli, const struct ebid_walk_entry *e,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Small shared helpers: error formatting, byte order, header encoding, hex. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,33 @@ int ebid_err(char *err, size_t errlen, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return code;
+}
+
+const char *ebid_strerror(int code)
+{
+	switch (code < 0 ? -code : code) {
+	case EBID_ENOTELF: return "not an ELF file";
+	case EBID_EMALFORMED: return "malformed ELF";
+	case EBID_ENOROOM: return "no safe placement for the note";
+	case EBID_ENOTE: return "the note does not allow this command";
+	case EBID_ECHANGED: return "file changed while it was being processed";
+	case EBID_EVERIFY: return "self-check of the output failed";
+	case EBID_ELOCKED: return "locked by another process";
+	case EBID_EBUS: return "file shrank or could not be read while mapped";
+	default: return strerror(code < 0 ? -code : code);
+	}
+}
+
+bool ebid_glob_match(const char *const *globs, size_t n, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; i < n; i++)
+		if (!fnmatch(globs[i], path, 0) || !fnmatch(globs[i], base, 0))
+			return true;
+	return false;
 }
 
 uint64_t ebid_get(const unsigned char *p, size_t width, unsigned char data)
@@ -148,30 +176,50 @@ bool ebid_all_zero(const unsigned char *p, size_t len)
 	return true;
 }
 
-int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
-		  size_t len)
+int ebid_pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned char *p = buf;
 
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO; /* EOF: shrank under us */
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ebid_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO; /* no progress */
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
+		  size_t len)
+{
 	if (off > src->size || len > src->size - off)
 		return -EINVAL;
 	if (src->fd < 0) {
 		memcpy(buf, src->mem + off, len);
 		return 0;
 	}
-	while (len) {
-		ssize_t n = pread(src->fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO; /* shrank under us */
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return ebid_pread_full(src->fd, buf, len, off);
 }

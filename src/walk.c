@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,18 +70,6 @@ static struct ebid_walk_entry *push(struct ebid_walk *w, const char *path,
 	}
 	w->n++;
 	return e;
-}
-
-static bool excluded(const struct walker *k, const char *rel,
-		     const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < k->nexclude; i++)
-		if (!fnmatch(k->exclude[i], rel, 0) ||
-		    !fnmatch(k->exclude[i], name, 0))
-			return true;
-	return false;
 }
 
 static void fill_stat(struct ebid_walk_entry *e, const struct stat *st)
@@ -247,7 +234,8 @@ static int walk_one(const struct walker *k, int dfd, const char *rel,
 	if (!crel || !cpath)
 		goto out;
 	ret = 0;
-	if (excluded(k, crel, name) || ebid_is_own_file(name))
+	if (ebid_glob_match(k->exclude, k->nexclude, crel) ||
+	    ebid_is_own_file(name))
 		goto out;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		if (errno == ENOENT)
@@ -398,7 +386,7 @@ int ebid_walk_add(struct ebid_walk *w, const char *root, bool recursive,
 	free(k.root_abs);
 	if (ret)
 		return ebid_err(err, errlen, ret, "cannot walk: %s",
-				strerror(-ret));
+				ebid_strerror(ret));
 	return 0;
 }
 
