@@ -41,17 +41,40 @@ struct cli {
 
 #define MAX_CHECKS 10
 
+enum check_status { CHECK_PASS, CHECK_FAIL, CHECK_SKIP };
+
 struct check {
 	const char *name;
-	const char *status;     /* "pass", "fail", "skip" */
+	enum check_status status;
 	char detail[200];
 };
+
+/* "pass", "fail", "skip". */
+const char *check_word(enum check_status s);
+
+/* What became of one file. Each command prints its own words for it. */
+enum outcome {
+	OUT_NONE = 0,
+	OUT_INJECTED,           /* inject, reserve, backfill */
+	OUT_BACKFILLED,
+	OUT_REPAIRED,
+	OUT_RESERVED,
+	OUT_UNCHANGED,
+	OUT_LINKED,             /* link */
+	OUT_PASS,               /* verify */
+	OUT_FAIL,
+	OUT_SKIPPED,            /* not a candidate (verify: SKIP) */
+	OUT_FAILED,             /* could not be processed (verify: ERROR) */
+};
+
+/* "injected", ..., "skipped", "failed": the manifest's and -v's words. */
+const char *outcome_word(enum outcome o);
 
 /* What one file came to; filled by a worker, printed by the main thread. */
 struct result {
 	const char *path;
 	int status;                     /* EXIT_* */
-	const char *action;             /* inject: injected ... failed */
+	enum outcome outcome;
 	char id[2 * EBID_MAX_ID + 1];
 	char go_id[EBID_GO_ID_MAX + 1];
 	char msg[EBID_ERRLEN + 64];     /* error, failed checks, skip reason */

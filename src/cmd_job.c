@@ -9,19 +9,19 @@
 
 #include "cli.h"
 
-static const char *action_of(const struct ebid_plan *plan)
+static enum outcome outcome_of(const struct ebid_plan *plan)
 {
 	unsigned a = plan->actions;
 
 	if (a & EBID_ACT_ADD_NOTE)
-		return (a & EBID_ACT_FILL) ? "injected" : "reserved";
+		return (a & EBID_ACT_FILL) ? OUT_INJECTED : OUT_RESERVED;
 	if (a & EBID_ACT_ZERO)
-		return "reserved";
+		return OUT_RESERVED;
 	if (a & EBID_ACT_FILL)
-		return "backfilled";
+		return OUT_BACKFILLED;
 	if (a)
-		return "repaired";
-	return "unchanged";
+		return OUT_REPAIRED;
+	return OUT_UNCHANGED;
 }
 
 /* The --dry-run listing: every byte range that would change. */
@@ -82,21 +82,7 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	struct ebid_at at;
 	char err[EBID_ERRLEN];
 
-	r->dev = e->dev;
-	r->ino = e->ino;
 	ebid_at_init(&at);
-	if (e->error) {
-		r->status = EXIT_FILE;
-		r->action = "failed";
-		entry_error(r, e);
-		return;
-	}
-	if (e->skip) {
-		r->action = "skipped";
-		r->alias = e->alias_of != NULL;
-		skip_reason(r, e);
-		return;
-	}
 	job.path = e->path;
 	job.at = &at;
 	job.lock_timeout_ms = cli->lock_timeout_ms;
@@ -117,18 +103,18 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	if (ebid_walk_entry_at(e, &at, err, sizeof(err)) ||
 	    ebid_job_run(&job, err, sizeof(err))) {
 		r->status = EXIT_FILE;
-		r->action = "failed";
+		r->outcome = OUT_FAILED;
 		snprintf(r->msg, sizeof(r->msg), "%s", err);
 		if (job.elf.head)
 			fill_elf_facts(r, &job.elf);
 		goto out;
 	}
 	if (job.skipped) {
-		r->action = "skipped";
+		r->outcome = OUT_SKIPPED;
 		snprintf(r->msg, sizeof(r->msg), "%s", job.skipped);
 		goto out;
 	}
-	r->action = action_of(&job.plan);
+	r->outcome = outcome_of(&job.plan);
 	ebid_hex(r->id, job.id, job.id_len);
 	fill_elf_facts(r, &job.elf);
 	r->size = (unsigned long long)job.plan.out_size;
@@ -137,7 +123,7 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	} else if (cli->manifest && manifest_hash(cli, &at, r, err,
 						  sizeof(err))) {
 		r->status = EXIT_FILE;
-		r->action = "failed";
+		r->outcome = OUT_FAILED;
 		snprintf(r->msg, sizeof(r->msg), "cannot hash for manifest: %s",
 			 err);
 	}
@@ -155,7 +141,7 @@ static void job_print(const struct cli *cli, struct result *r)
 			cli->command, r->msg);
 		return;
 	}
-	if (!strcmp(r->action, "skipped")) {
+	if (r->outcome == OUT_SKIPPED) {
 		if (cli->verbose)
 			fprintf(stderr, "%s: '%s': skipped: %s\n", progname,
 				r->path, r->msg);
@@ -167,7 +153,8 @@ static void job_print(const struct cli *cli, struct result *r)
 		return;
 	}
 	if (cli->verbose)
-		fprintf(stderr, "%s: '%s': %s\n", progname, r->path, r->action);
+		fprintf(stderr, "%s: '%s': %s\n", progname, r->path,
+			outcome_word(r->outcome));
 	if (!cli->quiet)
 		printf("%s  %s\n", r->id, shown);
 }
@@ -187,7 +174,7 @@ static int write_manifest(const struct cli *cli, const struct result *v,
 		EBID_VERSION, cli->command);
 	for (i = 0; i < n; i++) {
 		const struct result *r = &v[i];
-		bool ok = !r->status && strcmp(r->action, "skipped");
+		bool ok = !r->status && r->outcome != OUT_SKIPPED;
 
 		/* Each inode once: its other names are not listed again. */
 		if (r->alias)
@@ -196,7 +183,7 @@ static int write_manifest(const struct cli *cli, const struct result *v,
 		first = false;
 		json_str(f, r->path);
 		fprintf(f, ", \"action\": \"%s\", \"gnu_build_id\": ",
-			r->action);
+			outcome_word(r->outcome));
 		json_str(f, ok && r->id[0] ? r->id : NULL);
 		fprintf(f, ", \"go_build_id\": ");
 		json_str(f, r->go_id[0] ? r->go_id : NULL);
@@ -226,27 +213,20 @@ int cmd_job(const struct cli *cli, char **args, int nargs)
 {
 	struct result *v;
 	size_t n, i;
-	unsigned counts[8] = { 0 };
-	static const char *const kinds[] = { "injected", "backfilled",
-					     "repaired", "reserved",
-					     "unchanged", "skipped", "failed" };
+	unsigned counts[OUT_FAILED + 1] = { 0 };
 	int status;
 
 	status = cli_run(cli, args, nargs, job_work, job_print, &v, &n);
-	for (i = 0; i < n; i++) {
-		size_t k;
-
-		if (v[i].alias)
-			continue;       /* counted once, under its first name */
-		for (k = 0; k < 7; k++)
-			if (v[i].action && !strcmp(v[i].action, kinds[k]))
-				counts[k]++;
-	}
+	for (i = 0; i < n; i++)
+		if (!v[i].alias) /* counted once, under its first name */
+			counts[v[i].outcome]++;
 	if (cli->recursive && !cli->quiet)
 		fprintf(stderr,
 			"%s: summary: %u injected, %u backfilled, %u repaired, %u reserved, %u unchanged, %u skipped, %u failed\n",
-			progname, counts[0], counts[1], counts[2], counts[3],
-			counts[4], counts[5], counts[6]);
+			progname, counts[OUT_INJECTED], counts[OUT_BACKFILLED],
+			counts[OUT_REPAIRED], counts[OUT_RESERVED],
+			counts[OUT_UNCHANGED], counts[OUT_SKIPPED],
+			counts[OUT_FAILED]);
 	if (cli->manifest && !cli->dry_run && write_manifest(cli, v, n))
 		status = status > EXIT_FILE ? status : EXIT_FILE;
 	cli_results_free(v, n);

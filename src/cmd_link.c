@@ -313,19 +313,8 @@ static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	const char *why;
 	int ret, fd = -1, dfd = -1;
 
-	r->dev = e->dev;
-	r->ino = e->ino;
 	memset(&elf, 0, sizeof(elf));
 	ebid_at_init(&bin);
-	if (e->error || e->skip) {
-		r->action = e->error ? "failed" : "skipped";
-		r->status = e->error ? EXIT_FILE : EXIT_OK;
-		if (e->error)
-			entry_error(r, e);
-		else
-			skip_reason(r, e);
-		return;
-	}
 	ret = ebid_walk_entry_at(e, &bin, err, sizeof(err));
 	if (!ret) {
 		fd = ebid_open_locked(&bin, O_RDONLY, false,
@@ -334,7 +323,7 @@ static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		ret = fd < 0 ? fd : ebid_elf_open_fd(&elf, fd, err, sizeof(err));
 	}
 	if (ret == -EBID_ENOTELF && cli->recursive) {
-		r->action = "skipped";
+		r->outcome = OUT_SKIPPED;
 		snprintf(r->msg, sizeof(r->msg), "%s", err);
 		goto out;
 	}
@@ -342,7 +331,7 @@ static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		goto fail;
 	if (!ebid_elf_is_program(&elf, &why)) {
 		if (cli->recursive) {
-			r->action = "skipped";
+			r->outcome = OUT_SKIPPED;
 			snprintf(r->msg, sizeof(r->msg), "%s", why);
 			goto out;
 		}
@@ -471,7 +460,7 @@ static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		if (ret)
 			goto fail;
 	}
-	r->action = "linked";
+	r->outcome = OUT_LINKED;
 	r->dest = dest;
 	dest = NULL;
 	goto out;
@@ -479,7 +468,7 @@ oom:
 	snprintf(err, sizeof(err), "out of memory");
 fail:
 	r->status = EXIT_FILE;
-	r->action = "failed";
+	r->outcome = OUT_FAILED;
 	snprintf(r->msg, sizeof(r->msg), "%s", err);
 out:
 	if (fd >= 0)
@@ -501,7 +490,7 @@ static void link_print(const struct cli *cli, struct result *r)
 			r->msg);
 		return;
 	}
-	if (!strcmp(r->action, "skipped")) {
+	if (r->outcome == OUT_SKIPPED) {
 		if (cli->verbose)
 			fprintf(stderr, "%s: '%s': skipped: %s\n", progname,
 				r->path, r->msg);

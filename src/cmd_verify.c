@@ -95,11 +95,12 @@ next:
 	return status;
 }
 
-static void add_check(struct result *r, const char *name, const char *status,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void add_check(struct result *r, const char *name,
+		      enum check_status status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void add_check(struct result *r, const char *name, const char *status,
-		      const char *fmt, ...)
+static void add_check(struct result *r, const char *name,
+		      enum check_status status, const char *fmt, ...)
 {
 	struct check *c;
 	va_list ap;
@@ -112,7 +113,7 @@ static void add_check(struct result *r, const char *name, const char *status,
 	va_start(ap, fmt);
 	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
 	va_end(ap);
-	if (!strcmp(status, "fail"))
+	if (status == CHECK_FAIL)
 		r->status = EXIT_CHECK;
 }
 
@@ -127,104 +128,91 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	struct stat st;
 	int ret, fd = -1;
 
-	r->dev = e->dev;
-	r->ino = e->ino;
 	memset(&elf, 0, sizeof(elf));
 	memset(&st, 0, sizeof(st));
-	if (e->error) {
-		r->status = EXIT_FILE;
-		r->action = "error";
-		entry_error(r, e);
-		return;
-	}
-	if (e->skip) {
-		r->action = "skip";
-		skip_reason(r, e);
-		return;
-	}
 	/* Read under the shared lock: never a file half written in place. */
 	fd = open_entry(cli, e, &st, err, sizeof(err));
 	ret = fd < 0 ? fd : ebid_elf_open_fd(&elf, fd, err, sizeof(err));
 	/* A directory named without -r would pass a gate that checked nothing. */
 	if (ret == -EBID_ENOTELF && S_ISDIR(st.st_mode)) {
 		r->status = EXIT_FILE;
-		r->action = "error";
+		r->outcome = OUT_FAILED;
 		snprintf(r->msg, sizeof(r->msg),
 			 "is a directory (use -r to check the files in it)");
 		goto out;
 	}
 	if (ret == -EBID_ENOTELF) {
-		r->action = "skip";
+		r->outcome = OUT_SKIPPED;
 		snprintf(r->msg, sizeof(r->msg), "%s", err);
 		goto out;
 	}
 	if (ret) {
 		r->status = EXIT_FILE;
-		r->action = "error";
+		r->outcome = OUT_FAILED;
 		snprintf(r->msg, sizeof(r->msg), "%s", err);
 		goto out;
 	}
 	fill_elf_facts(r, &elf);
 	if (!ebid_elf_is_program(&elf, &why)) {
-		r->action = "skip";
+		r->outcome = OUT_SKIPPED;
 		snprintf(r->msg, sizeof(r->msg), "%s", why);
 		goto out;
 	}
-	add_check(r, "elf", "pass", "%s %s", r->elfclass == 2 ? "ELF64" : "ELF32",
+	add_check(r, "elf", CHECK_PASS, "%s %s", r->elfclass == 2 ? "ELF64" : "ELF32",
 		  ebid_machine_name(r->machine) ? ebid_machine_name(r->machine)
 						: "unknown machine");
 	if (!g->present) {
 		if (ebid_glob_match(cli->allow_missing, cli->nallow_missing,
 				    e->path)) {
-			add_check(r, "note", "skip",
+			add_check(r, "note", CHECK_SKIP,
 				  "no GNU build-id note (allowed missing)");
 			snprintf(r->msg, sizeof(r->msg), "(allowed missing)");
 		} else {
-			add_check(r, "note", "fail", "no GNU build-id note");
+			add_check(r, "note", CHECK_FAIL, "no GNU build-id note");
 		}
 		goto out;
 	}
-	add_check(r, "note", "pass", "GNU build-id note at offset 0x%llx",
+	add_check(r, "note", CHECK_PASS, "GNU build-id note at offset 0x%llx",
 		  (unsigned long long)g->note_off);
 	if (g->desc_len <= EBID_MAX_ID)
 		ebid_hex(r->id, g->desc, g->desc_len);
 	ebid_note_view(&elf, &view);
 	if (view.by_section)
-		add_check(r, "section", "pass", "section [%zu]", g->shndx);
+		add_check(r, "section", CHECK_PASS, "section [%zu]", g->shndx);
 	else
-		add_check(r, "section", "fail", "%s", view.section_why);
+		add_check(r, "section", CHECK_FAIL, "%s", view.section_why);
 	if (!view.size_ok) {
-		add_check(r, "size", "fail",
+		add_check(r, "size", CHECK_FAIL,
 			  "id has %u bytes; perf and the kernel accept 1 to 20",
 			  g->desc_len);
 	} else {
-		add_check(r, "size", "pass", "%u bytes", g->desc_len);
+		add_check(r, "size", CHECK_PASS, "%u bytes", g->desc_len);
 		if (view.nonzero)
-			add_check(r, "nonzero", "pass", "not all zeros");
+			add_check(r, "nonzero", CHECK_PASS, "not all zeros");
 		else
-			add_check(r, "nonzero", "fail",
+			add_check(r, "nonzero", CHECK_FAIL,
 				  "id is all zeros (reserved, never backfilled)");
 	}
 	if (view.by_kernel)
-		add_check(r, "pt_note", "pass", "PT_NOTE [%d] in the first page",
+		add_check(r, "pt_note", CHECK_PASS, "PT_NOTE [%d] in the first page",
 			  g->pt_index);
 	else
-		add_check(r, "pt_note", "fail", "%s; the kernel cannot see it",
+		add_check(r, "pt_note", CHECK_FAIL, "%s; the kernel cannot see it",
 			  view.kernel_why);
 	if (cli->perf == PERF_OFF) {
-		add_check(r, "perf", "skip", "--perf=off");
+		add_check(r, "perf", CHECK_SKIP, "--perf=off");
 	} else {
 		ret = ebid_perf_buildid(fd, phex, sizeof(phex), err,
 					sizeof(err));
 		if (ret == -ENOENT && cli->perf == PERF_AUTO)
-			add_check(r, "perf", "skip", "%s", err);
+			add_check(r, "perf", CHECK_SKIP, "%s", err);
 		else if (ret)
-			add_check(r, "perf", "fail", "%s", err);
+			add_check(r, "perf", CHECK_FAIL, "%s", err);
 		else if (strcmp(phex, r->id))
-			add_check(r, "perf", "fail",
+			add_check(r, "perf", CHECK_FAIL,
 				  "perf buildid-list prints %.41s", phex);
 		else
-			add_check(r, "perf", "pass",
+			add_check(r, "perf", CHECK_PASS,
 				  "perf buildid-list prints the same id");
 	}
 	if (cli->content_hash && g->desc_len && g->desc_len <= EBID_MAX_ID) {
@@ -234,28 +222,28 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		if (g->desc_len == 16 && alg == EBID_HASH_SHA1)
 			alg = EBID_HASH_MD5;
 		if (ebid_hash_id_len(alg) != g->desc_len)
-			add_check(r, "content", "fail",
+			add_check(r, "content", CHECK_FAIL,
 				  "a %u-byte id cannot be a %s content hash",
 				  g->desc_len, ebid_hash_name(alg));
 		else if (ebid_content_id(fd, &elf, alg, id, err,
 					 sizeof(err))) {
 			/* Not a verdict on the file: it could not be read. */
 			r->status = EXIT_FILE;
-			r->action = "error";
+			r->outcome = OUT_FAILED;
 			snprintf(r->msg, sizeof(r->msg),
 				 "cannot compute the content hash: %s", err);
 		} else if (memcmp(id, g->desc, g->desc_len))
-			add_check(r, "content", "fail",
+			add_check(r, "content", CHECK_FAIL,
 				  "id does not match the file's %s content hash: the file was modified after the id was stamped (stripped?)",
 				  ebid_hash_name(alg));
 		else
-			add_check(r, "content", "pass",
+			add_check(r, "content", CHECK_PASS,
 				  "id is the %s content hash",
 				  ebid_hash_name(alg));
 	}
 out:
-	if (!r->action)
-		r->action = r->status ? "fail" : "pass";
+	if (!r->outcome)
+		r->outcome = r->status ? OUT_FAIL : OUT_PASS;
 	ebid_elf_release(&elf);
 	if (fd >= 0)
 		close(fd);
@@ -292,11 +280,11 @@ static void check_unique(struct result *v, size_t n)
 			break;
 		}
 		if (other) {
-			add_check(s[i], "unique", "fail",
+			add_check(s[i], "unique", CHECK_FAIL,
 				  "same id as '%.150s'", other->path);
-			s[i]->action = "fail";
+			s[i]->outcome = OUT_FAIL;
 		} else if (s[i]->nchecks) {
-			add_check(s[i], "unique", "pass",
+			add_check(s[i], "unique", CHECK_PASS,
 				  "no other file has this id");
 		}
 	}
@@ -309,7 +297,7 @@ static void failed_checks(const struct result *r, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < r->nchecks; i++) {
-		if (strcmp(r->checks[i].status, "fail"))
+		if (r->checks[i].status != CHECK_FAIL)
 			continue;
 		used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
 					 "%s%s: %s", used ? "; " : "",
@@ -322,7 +310,7 @@ static void print_line(const struct cli *cli, const struct result *r)
 	char buf[2048];
 	size_t i;
 
-	if (!strcmp(r->action, "error")) {
+	if (r->outcome == OUT_FAILED) {
 		fprintf(stderr, "%s: '%s': verify: %s\n", progname, r->path,
 			r->msg);
 		if (!cli->quiet)
@@ -331,18 +319,18 @@ static void print_line(const struct cli *cli, const struct result *r)
 	}
 	for (i = 0; i < r->nchecks; i++)
 		if (!strcmp(r->checks[i].name, "perf") &&
-		    !strcmp(r->checks[i].status, "skip") &&
+		    r->checks[i].status == CHECK_SKIP &&
 		    cli->perf == PERF_AUTO)
 			fprintf(stderr, "%s: '%s': perf check skipped: %s\n",
 				progname, r->path, r->checks[i].detail);
 	if (cli->verbose)
 		for (i = 0; i < r->nchecks; i++)
 			fprintf(stderr, "%s: '%s': %s %s: %s\n", progname,
-				r->path, r->checks[i].status,
+				r->path, check_word(r->checks[i].status),
 				r->checks[i].name, r->checks[i].detail);
 	if (cli->quiet)
 		return;
-	if (!strcmp(r->action, "skip")) {
+	if (r->outcome == OUT_SKIPPED) {
 		printf("SKIP  %s  %s\n", r->path, r->msg);
 	} else if (r->status) {
 		failed_checks(r, buf, sizeof(buf));
@@ -351,6 +339,15 @@ static void print_line(const struct cli *cli, const struct result *r)
 		printf("PASS  %s  %s%s%s\n", r->path, r->id[0] ? r->id : "-",
 		       r->msg[0] ? "  " : "", r->msg);
 	}
+}
+
+/* verify's words for an outcome: pass, fail, skip, error. */
+static const char *verify_word(enum outcome o)
+{
+	return o == OUT_SKIPPED ? "skip"
+	       : o == OUT_FAILED ? "error"
+	       : o == OUT_FAIL	 ? "fail"
+				 : "pass";
 }
 
 static void print_json(const struct cli *cli, const struct result *v,
@@ -369,7 +366,8 @@ static void print_json(const struct cli *cli, const struct result *v,
 
 		printf("%s\n    {\"path\": ", i ? "," : "");
 		json_str(stdout, r->path);
-		printf(", \"status\": \"%s\", \"build_id\": ", r->action);
+		printf(", \"status\": \"%s\", \"build_id\": ",
+		       verify_word(r->outcome));
 		json_str(stdout, r->id[0] ? r->id : NULL);
 		printf(", \"go_build_id\": ");
 		json_str(stdout, r->go_id[0] ? r->go_id : NULL);
@@ -379,7 +377,7 @@ static void print_json(const struct cli *cli, const struct result *v,
 		for (k = 0; k < r->nchecks; k++) {
 			printf("%s{\"name\": \"%s\", \"status\": \"%s\", \"detail\": ",
 			       k ? ", " : "", r->checks[k].name,
-			       r->checks[k].status);
+			       check_word(r->checks[k].status));
 			json_str(stdout, r->checks[k].detail);
 			printf("}");
 		}
@@ -407,18 +405,18 @@ static int write_junit(const struct cli *cli, const struct result *v,
 		fprintf(f, "  <testcase classname=\"elf-buildid.verify\" name=\"");
 		xml_str(f, r->path);
 		fprintf(f, "\">");
-		if (!strcmp(r->action, "fail")) {
+		if (r->outcome == OUT_FAIL) {
 			failed_checks(r, buf, sizeof(buf));
 			fprintf(f, "<failure message=\"");
 			xml_str(f, buf);
 			fprintf(f, "\" type=\"build-id\">");
 			xml_str(f, buf);
 			fprintf(f, "</failure>");
-		} else if (!strcmp(r->action, "error")) {
+		} else if (r->outcome == OUT_FAILED) {
 			fprintf(f, "<error message=\"");
 			xml_str(f, r->msg);
 			fprintf(f, "\" type=\"unreadable\"/>");
-		} else if (!strcmp(r->action, "skip")) {
+		} else if (r->outcome == OUT_SKIPPED) {
 			fprintf(f, "<skipped message=\"");
 			xml_str(f, r->msg);
 			fprintf(f, "\"/>");
@@ -447,17 +445,17 @@ int cmd_verify(const struct cli *cli, char **args, int nargs)
 
 		if (r->status > status)
 			status = r->status;
-		if (!strcmp(r->action, "pass"))
+		if (r->outcome == OUT_PASS)
 			counts[0]++;
-		else if (!strcmp(r->action, "fail"))
+		else if (r->outcome == OUT_FAIL)
 			counts[1]++;
-		else if (!strcmp(r->action, "skip"))
+		else if (r->outcome == OUT_SKIPPED)
 			counts[2]++;
 		else
 			counts[3]++;
 		if (!cli->json)
 			print_line(cli, r);
-		else if (!strcmp(r->action, "error"))
+		else if (r->outcome == OUT_FAILED)
 			fprintf(stderr, "%s: '%s': verify: %s\n", progname,
 				r->path, r->msg);
 	}

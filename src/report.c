@@ -149,3 +149,24 @@ int report_close(FILE *f, const char *path, const char *what, char *tmp)
 	free(tmp);
 	return err ? -1 : 0;
 }
+
+const char *check_word(enum check_status s)
+{
+	static const char *const words[] = { "pass", "fail", "skip" };
+
+	return words[s];
+}
+
+const char *outcome_word(enum outcome o)
+{
+	static const char *const words[] = {
+		[OUT_NONE] = "none",         [OUT_INJECTED] = "injected",
+		[OUT_BACKFILLED] = "backfilled", [OUT_REPAIRED] = "repaired",
+		[OUT_RESERVED] = "reserved", [OUT_UNCHANGED] = "unchanged",
+		[OUT_LINKED] = "linked",     [OUT_PASS] = "pass",
+		[OUT_FAIL] = "fail",         [OUT_SKIPPED] = "skipped",
+		[OUT_FAILED] = "failed",
+	};
+
+	return words[o];
+}

@@ -20,6 +20,31 @@ struct pool {
 	pthread_cond_t cond;
 };
 
+/*
+ * One entry of the walk: what the walk already knows (it could not be
+ * read, or it is no candidate) is said here once; the rest is the
+ * command's work.
+ */
+static void run_entry(const struct pool *p, size_t i)
+{
+	const struct ebid_walk_entry *e = &p->walk->v[i];
+	struct result *r = &p->results[i];
+
+	r->dev = e->dev;
+	r->ino = e->ino;
+	r->alias = e->alias_of != NULL;
+	if (e->error) {
+		r->status = EXIT_FILE;
+		r->outcome = OUT_FAILED;
+		entry_error(r, e);
+	} else if (e->skip) {
+		r->outcome = OUT_SKIPPED;
+		skip_reason(r, e);
+	} else {
+		p->work(p->cli, e, r);
+	}
+}
+
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
@@ -32,7 +57,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (i >= p->walk->n)
 			return NULL;
-		p->work(p->cli, &p->walk->v[i], &p->results[i]);
+		run_entry(p, i);
 		pthread_mutex_lock(&p->lock);
 		p->done[i] = true;
 		pthread_cond_broadcast(&p->cond);
