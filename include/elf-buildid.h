@@ -370,11 +370,11 @@ int ebid_content_id(int fd, const struct ebid_elf *elf,
 /*
  * perf bridge: run `perf buildid-list -i` on the file open at fd (perf
  * reads that very inode, whatever its path now names) with a fixed
- * environment and a timeout; hex receives what perf printed (trimmed).
- * Returns -ENOENT when perf is not installed.
+ * environment, killed after timeout_ms; hex receives what perf printed
+ * (trimmed). Returns -ENOENT when perf is not installed.
  */
-int ebid_perf_buildid(int fd, char *hex, size_t hexlen, char *err,
-		      size_t errlen);
+int ebid_perf_buildid(int fd, long timeout_ms, char *hex, size_t hexlen,
+		      char *err, size_t errlen);
 
 /*
  * Whether elf is something that carries a build-id: an executable or a

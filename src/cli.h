@@ -16,8 +16,12 @@
 
 enum perf_mode { PERF_AUTO, PERF_REQUIRE, PERF_OFF };
 
+struct cli;
+typedef int (*command_fn)(const struct cli *cli, char **args, int nargs);
+
 struct cli {
 	const char *command;
+	command_fn run;
 	struct ebid_opts opts;
 	unsigned char id[EBID_MAX_ID];
 	const char *output;
@@ -30,12 +34,14 @@ struct cli {
 	struct ebid_temps *temps;       /* the run's stale-temporary cache */
 	/* verify */
 	enum perf_mode perf;
+	long perf_timeout_ms;           /* EBID_PERF_TIMEOUT_MS, or 20 s */
 	bool content_hash, json;
 	const char *junit;
 	const char **allow_missing;
 	size_t nallow_missing;
 	/* link */
 	const char *debug_dir, *perf_cache, *debug_file;
+	bool perf_default_cache;
 	int debug_dirfd, perf_cachefd;  /* held open by cmd_link */
 };
 

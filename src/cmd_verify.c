@@ -202,8 +202,8 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	if (cli->perf == PERF_OFF) {
 		add_check(r, "perf", CHECK_SKIP, "--perf=off");
 	} else {
-		ret = ebid_perf_buildid(fd, phex, sizeof(phex), err,
-					sizeof(err));
+		ret = ebid_perf_buildid(fd, cli->perf_timeout_ms, phex,
+					sizeof(phex), err, sizeof(err));
 		if (ret == -ENOENT && cli->perf == PERF_AUTO)
 			add_check(r, "perf", CHECK_SKIP, "%s", err);
 		else if (ret)

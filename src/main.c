@@ -52,7 +52,8 @@ static void usage(FILE *f)
 "      --junit=FILE     also write a JUnit XML report to FILE\n"
 "Options for link:\n"
 "      --debug-dir=DIR  place FILE (or its debug file) at DIR/.build-id/xx/rest.debug\n"
-"      --perf-cache[=DIR]  place FILE in perf's build-id cache (default ~/.debug)\n"
+"      --perf-cache=DIR place FILE in perf's build-id cache DIR\n"
+"      --perf-default-cache  the same in perf's default cache, $HOME/.debug\n"
 "      --debug-file=F   the separate debug file of FILE (one FILE only)\n"
 "Common options:\n"
 "  -r, --recursive      FILE may be a directory: walk it (non-programs skipped;\n"
@@ -105,11 +106,17 @@ static int push(const char ***v, size_t *n, const char *s)
 enum {
 	OPT_HASH = 256, OPT_ID, OPT_PERF, OPT_PRESERVE, OPT_INPLACE,
 	OPT_EXCLUDE, OPT_MANIFEST, OPT_CONTENT, OPT_ALLOW, OPT_JSON,
-	OPT_JUNIT, OPT_DEBUGDIR, OPT_PERFCACHE, OPT_DEBUGFILE, OPT_LOCKTIMEOUT,
+	OPT_JUNIT, OPT_DEBUGDIR, OPT_PERFCACHE, OPT_PERFDEFAULT, OPT_DEBUGFILE,
+	OPT_LOCKTIMEOUT,
 };
 
 /* How long a run waits for another run's lock on a file, by default. */
 #define LOCK_TIMEOUT_DEFAULT_MS 60000L
+
+/* How long perf buildid-list may take (EBID_PERF_TIMEOUT_MS may shorten). */
+#define PERF_TIMEOUT_DEFAULT_MS 20000L
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The library reads through mappings only where its handler is installed. */
 static void install_sigbus(void)
@@ -123,44 +130,328 @@ static void install_sigbus(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+/* Every option of every command; a command takes those its table lists. */
+static const struct option all_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "hash", required_argument, NULL, OPT_HASH },
+	{ "id", required_argument, NULL, OPT_ID },
+	{ "force", no_argument, NULL, 'f' },
+	{ "perf", required_argument, NULL, OPT_PERF },
+	{ "preserve-times", no_argument, NULL, OPT_PRESERVE },
+	{ "in-place", no_argument, NULL, OPT_INPLACE },
+	{ "recursive", no_argument, NULL, 'r' },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "manifest", required_argument, NULL, OPT_MANIFEST },
+	{ "content-hash", no_argument, NULL, OPT_CONTENT },
+	{ "allow-missing", required_argument, NULL, OPT_ALLOW },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "junit", required_argument, NULL, OPT_JUNIT },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUGDIR },
+	{ "perf-cache", required_argument, NULL, OPT_PERFCACHE },
+	{ "perf-default-cache", no_argument, NULL, OPT_PERFDEFAULT },
+	{ "debug-file", required_argument, NULL, OPT_DEBUGFILE },
+	{ "lock-timeout", required_argument, NULL, OPT_LOCKTIMEOUT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define COMMON_OPTS OPT_EXCLUDE, 'j', OPT_LOCKTIMEOUT, 'q', 'v', 'h', 'V'
+#define WRITE_OPTS 'o', 'n', OPT_HASH, 'f', OPT_INPLACE, OPT_PRESERVE, \
+	OPT_MANIFEST, 'r', COMMON_OPTS
+
+static const int inject_opts[] = { WRITE_OPTS, OPT_ID, 0 };
+static const int reserve_opts[] = { WRITE_OPTS, 0 };
+static const int show_opts[] = { COMMON_OPTS, 0 };
+static const int verify_opts[] = { OPT_CONTENT, OPT_HASH, OPT_PERF,
+				   OPT_ALLOW, OPT_JSON, OPT_JUNIT, 'r',
+				   COMMON_OPTS, 0 };
+static const int link_opts[] = { OPT_DEBUGDIR, OPT_PERFCACHE, OPT_PERFDEFAULT,
+				 OPT_DEBUGFILE, 'r', COMMON_OPTS, 0 };
+
+/* A command: its name, what runs it, and the options it takes. */
+struct command {
+	const char *name;
+	int (*run)(const struct cli *cli, char **args, int nargs);
+	const int *opts;
+	enum ebid_mode mode;    /* inject, reserve, backfill */
+};
+
+static const struct command commands[] = {
+	{ "inject", cmd_job, inject_opts, EBID_MODE_INJECT },
+	{ "reserve", cmd_job, reserve_opts, EBID_MODE_RESERVE },
+	{ "backfill", cmd_job, inject_opts, EBID_MODE_BACKFILL },
+	{ "show", cmd_show, show_opts, 0 },
+	{ "verify", cmd_verify, verify_opts, 0 },
+	{ "link", cmd_link, link_opts, 0 },
+};
+
+/* The long options a command takes, and its short option string. */
+struct optable {
+	struct option longs[ARRAY_SIZE(all_options)];
+	char shorts[32];
+};
+
+static bool takes(const struct command *cmd, int val)
+{
+	const int *o;
+
+	for (o = cmd->opts; *o; o++)
+		if (*o == val)
+			return true;
+	return false;
+}
+
+static void optable_make(struct optable *t, const struct command *cmd)
+{
+	size_t i, nl = 0, ns = 0;
+
+	t->shorts[ns++] = ':'; /* a missing argument is ':', not '?' */
+	for (i = 0; all_options[i].name; i++) {
+		const struct option *o = &all_options[i];
+
+		if (!takes(cmd, o->val))
+			continue;
+		t->longs[nl++] = *o;
+		if (o->val < 256) {
+			t->shorts[ns++] = (char)o->val;
+			if (o->has_arg == required_argument)
+				t->shorts[ns++] = ':';
+		}
+	}
+	memset(&t->longs[nl], 0, sizeof(t->longs[nl]));
+	t->shorts[ns] = '\0';
+}
+
+/* The option of all_options that word (-x, --name or --name=...) names. */
+static const struct option *known_option(const char *word)
+{
+	size_t i, len = strcspn(word, "=");
+
+	for (i = 0; all_options[i].name; i++) {
+		const struct option *o = &all_options[i];
+
+		if (word[1] != '-' ? word[1] == o->val && !word[2]
+				   : len > 2 && strlen(o->name) == len - 2 &&
+					     !strncmp(word + 2, o->name, len - 2))
+			return o;
+	}
+	return NULL;
+}
+
+/* Why getopt refused the option at argv[optind - 1]. */
+static int refused(const struct command *cmd, char **argv, int c)
+{
+	const char *word = argv[optind - 1];
+	char opt[3] = { '-', (char)optopt, '\0' }, msg[160];
+
+	if (strncmp(word, "--", 2) && optopt > 0 && optopt < 256)
+		word = opt; /* a short option, maybe inside "-xyz" */
+	if (c == ':')
+		return usage_error("option '%s' needs an argument", word);
+	if (!known_option(word))
+		return usage_error("unknown option '%s'", word);
+	snprintf(msg, sizeof(msg), "option '%.*s' does not apply to '%s'",
+		 (int)strcspn(word, "="), word, cmd->name);
+	return usage_error("%s", msg);
+}
+
+/* The value of one option, into cli; EXIT_OK or a usage error. */
+static int parse_option(struct cli *cli, int c, const char *arg)
+{
+	char *end;
+	double secs;
+	size_t id_len;
+	long n;
+
+	switch (c) {
+	case 'o': cli->output = arg; break;
+	case 'n': cli->dry_run = true; break;
+	case 'f': cli->opts.force = true; break;
+	case 'r': cli->recursive = true; break;
+	case 'q': cli->quiet = true; break;
+	case 'v': cli->verbose = true; break;
+	case OPT_PRESERVE: cli->preserve_times = true; break;
+	case OPT_INPLACE: cli->in_place = true; break;
+	case OPT_MANIFEST: cli->manifest = arg; break;
+	case OPT_CONTENT: cli->content_hash = true; break;
+	case OPT_JSON: cli->json = true; break;
+	case OPT_JUNIT: cli->junit = arg; break;
+	case OPT_DEBUGDIR: cli->debug_dir = arg; break;
+	case OPT_PERFCACHE: cli->perf_cache = arg; break;
+	case OPT_PERFDEFAULT: cli->perf_default_cache = true; break;
+	case OPT_DEBUGFILE: cli->debug_file = arg; break;
+	case OPT_HASH:
+		cli->opts.alg_given = true;
+		if (ebid_hash_parse(arg, &cli->opts.alg))
+			return usage_error("unknown hash '%s' (sha1, sha256, md5 or sha1-tree)",
+					   arg);
+		break;
+	case OPT_ID:
+		if (ebid_unhex(arg, cli->id, EBID_MAX_ID, &id_len))
+			return usage_error("--id needs 1 to 20 bytes of hex, not '%s'",
+					   arg);
+		cli->opts.id = cli->id;
+		cli->opts.id_len = id_len;
+		break;
+	case OPT_PERF:
+		if (!strcmp(arg, "auto"))
+			cli->perf = PERF_AUTO;
+		else if (!strcmp(arg, "require"))
+			cli->perf = PERF_REQUIRE;
+		else if (!strcmp(arg, "off"))
+			cli->perf = PERF_OFF;
+		else
+			return usage_error("--perf takes auto, require or off, not '%s'",
+					   arg);
+		break;
+	case OPT_EXCLUDE:
+	case OPT_ALLOW:
+		if (c == OPT_EXCLUDE ? push(&cli->exclude, &cli->nexclude, arg)
+				     : push(&cli->allow_missing,
+					    &cli->nallow_missing, arg))
+			return usage_error("%s", "out of memory");
+		break;
+	case 'j':
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || *end || n < 1 || n > 1024)
+			return usage_error("-j takes a number from 1 to 1024, not '%s'",
+					   arg);
+		cli->jobs = (unsigned)n;
+		break;
+	case OPT_LOCKTIMEOUT:
+		errno = 0;
+		secs = strtod(arg, &end);
+		if (errno || end == arg || *end || !(secs >= 0) || secs > 86400)
+			return usage_error("--lock-timeout takes seconds from 0 to 86400, not '%s'",
+					   arg);
+		cli->lock_timeout_ms = (long)(secs * 1000 + 0.5);
+		break;
+	}
+	return EXIT_OK;
+}
+
+/*
+ * What the option tables cannot say: options that exclude each other or
+ * need another, and how many FILEs they allow.
+ */
+static int check_combination(const struct cli *cli, int nfiles)
+{
+	bool is_link = cli->run == cmd_link;
+
+	if (nfiles < 1)
+		return usage_error("%s: no FILE given", cli->command);
+	if (cli->output && (nfiles != 1 || cli->recursive))
+		return usage_error("%s", "-o takes exactly one FILE and no -r");
+	if (cli->in_place && cli->output)
+		return usage_error("%s", "--in-place and -o exclude each other");
+	if (cli->opts.id && cli->recursive)
+		return usage_error("%s", "--id would give every file the same id; not with -r");
+	if (cli->run == cmd_verify && cli->opts.alg_given && !cli->content_hash)
+		return usage_error("%s", "--hash is for verify --content-hash");
+	if (cli->perf_cache && cli->perf_default_cache)
+		return usage_error("%s", "--perf-cache=DIR and --perf-default-cache exclude each other");
+	if (is_link && !cli->debug_dir && !cli->perf_cache &&
+	    !cli->perf_default_cache)
+		return usage_error("%s", "link needs --debug-dir=DIR, --perf-cache=DIR or --perf-default-cache");
+	if (cli->debug_file && (nfiles != 1 || cli->recursive || !cli->debug_dir))
+		return usage_error("%s", "--debug-file takes one FILE, no -r, and --debug-dir");
+	return EXIT_OK;
+}
+
+/* The command's options into cli; EXIT_OK, or the exit status for main. */
+static int parse_args(struct cli *cli, const struct command *cmd, int argc,
+		      char **argv, bool *done)
+{
+	struct optable t;
+	int c, ret;
+
+	optable_make(&t, cmd);
+	optind = 2;
+	opterr = 0; /* our own messages, in our own form */
+	while ((c = getopt_long(argc, argv, t.shorts, t.longs, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return refused(cmd, argv, c);
+		if (c == 'h' || c == 'V') {
+			*done = true;
+			if (c == 'h')
+				usage(stdout);
+			else
+				printf("elf-buildid %s\n", EBID_VERSION);
+			return EXIT_OK;
+		}
+		ret = parse_option(cli, c, optarg);
+		if (ret)
+			return ret;
+	}
+	return check_combination(cli, argc - optind);
+}
+
+/* perf's own default cache, for --perf-default-cache. */
+static int default_cache(struct cli *cli, char **buf)
+{
+	const char *home = getenv("HOME");
+
+	if (!home || !home[0] || asprintf(buf, "%s/.debug", home) < 0)
+		return usage_error("%s", "--perf-default-cache needs HOME");
+	cli->perf_cache = *buf;
+	return EXIT_OK;
+}
+
+/* Environment knobs of the command line (not of the library). */
+static void read_environment(struct cli *cli)
+{
+	const char *v = getenv("EBID_PERF_TIMEOUT_MS");
+	char *end;
+	long n;
+
+	cli->perf_timeout_ms = PERF_TIMEOUT_DEFAULT_MS;
+	if (v && v[0]) {
+		n = strtol(v, &end, 10);
+		if (!*end && n > 0 && n <= PERF_TIMEOUT_DEFAULT_MS)
+			cli->perf_timeout_ms = n;
+	}
+}
+
+/* Runs the command, then reports a failure to write standard output. */
+static int run_command(struct cli *cli, char **args, int nargs)
+{
+	int status;
+
+	if (cli->run == cmd_job) {
+		cli->temps = ebid_temps_new();
+		if (!cli->temps) {
+			fprintf(stderr, "%s: out of memory\n", progname);
+			return EXIT_FILE;
+		}
+	}
+	status = cli->run(cli, args, nargs);
+	ebid_temps_free(cli->temps);
+	cli->temps = NULL;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: write error on standard output: %s\n",
+			progname, strerror(errno));
+		if (status < EXIT_FILE)
+			status = EXIT_FILE;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "hash", required_argument, NULL, OPT_HASH },
-		{ "id", required_argument, NULL, OPT_ID },
-		{ "force", no_argument, NULL, 'f' },
-		{ "perf", required_argument, NULL, OPT_PERF },
-		{ "preserve-times", no_argument, NULL, OPT_PRESERVE },
-		{ "in-place", no_argument, NULL, OPT_INPLACE },
-		{ "recursive", no_argument, NULL, 'r' },
-		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "manifest", required_argument, NULL, OPT_MANIFEST },
-		{ "content-hash", no_argument, NULL, OPT_CONTENT },
-		{ "allow-missing", required_argument, NULL, OPT_ALLOW },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "junit", required_argument, NULL, OPT_JUNIT },
-		{ "debug-dir", required_argument, NULL, OPT_DEBUGDIR },
-		{ "perf-cache", optional_argument, NULL, OPT_PERFCACHE },
-		{ "debug-file", required_argument, NULL, OPT_DEBUGFILE },
-		{ "lock-timeout", required_argument, NULL, OPT_LOCKTIMEOUT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cli cli = { .perf = PERF_AUTO,
 			   .lock_timeout_ms = LOCK_TIMEOUT_DEFAULT_MS };
-	double secs;
-	char *end, *home_cache = NULL;
-	const char *cache_next = NULL;
-	int c, status, nfiles;
-	size_t id_len;
-	bool is_job, is_link, perf_given = false;
+	const struct command *cmd = NULL;
+	char *home_cache = NULL;
+	bool done = false;
+	size_t i;
 	long n;
+	int status;
 
 	/*
 	 * A file-size limit (ulimit -f) must give EFBIG, which the write path
@@ -175,212 +466,23 @@ int main(int argc, char **argv)
 		return usage(stdout), EXIT_OK;
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))
 		return printf("elf-buildid %s\n", EBID_VERSION), EXIT_OK;
-	cli.command = argv[1];
-	if (!strcmp(cli.command, "inject"))
-		cli.opts.mode = EBID_MODE_INJECT;
-	else if (!strcmp(cli.command, "reserve"))
-		cli.opts.mode = EBID_MODE_RESERVE;
-	else if (!strcmp(cli.command, "backfill"))
-		cli.opts.mode = EBID_MODE_BACKFILL;
-	else if (strcmp(cli.command, "show") && strcmp(cli.command, "verify") &&
-		 strcmp(cli.command, "link"))
-		return usage_error("unknown command '%s'", cli.command);
-	is_link = !strcmp(cli.command, "link");
-	is_job = strcmp(cli.command, "show") && strcmp(cli.command, "verify") &&
-		 !is_link;
+	for (i = 0; i < ARRAY_SIZE(commands) && !cmd; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			cmd = &commands[i];
+	if (!cmd)
+		return usage_error("unknown command '%s'", argv[1]);
+	cli.command = cmd->name;
+	cli.run = cmd->run;
+	cli.opts.mode = cmd->mode;
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	cli.jobs = n > 0 ? (unsigned)n : 1;
+	read_environment(&cli);
 
-	optind = 2;
-	opterr = 0; /* our own messages, in our own form */
-	while ((c = getopt_long(argc, argv, ":o:nfrj:qvhV", longopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'o':
-			cli.output = optarg;
-			break;
-		case 'n':
-			cli.dry_run = true;
-			break;
-		case OPT_HASH:
-			cli.opts.alg_given = true;
-			if (ebid_hash_parse(optarg, &cli.opts.alg))
-				return usage_error("unknown hash '%s' (sha1, sha256, md5 or sha1-tree)",
-						   optarg);
-			break;
-		case OPT_ID:
-			if (ebid_unhex(optarg, cli.id, EBID_MAX_ID, &id_len))
-				return usage_error("--id needs 1 to 20 bytes of hex, not '%s'",
-						   optarg);
-			cli.opts.id = cli.id;
-			cli.opts.id_len = id_len;
-			break;
-		case 'f':
-			cli.opts.force = true;
-			break;
-		case OPT_PERF:
-			perf_given = true;
-			if (!strcmp(optarg, "auto"))
-				cli.perf = PERF_AUTO;
-			else if (!strcmp(optarg, "require"))
-				cli.perf = PERF_REQUIRE;
-			else if (!strcmp(optarg, "off"))
-				cli.perf = PERF_OFF;
-			else
-				return usage_error("--perf takes auto, require or off, not '%s'",
-						   optarg);
-			break;
-		case OPT_PRESERVE:
-			cli.preserve_times = true;
-			break;
-		case OPT_INPLACE:
-			cli.in_place = true;
-			break;
-		case 'r':
-			cli.recursive = true;
-			break;
-		case OPT_EXCLUDE:
-			if (push(&cli.exclude, &cli.nexclude, optarg))
-				return EXIT_FILE;
-			break;
-		case 'j':
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || *end || n < 1 || n > 1024)
-				return usage_error("-j takes a number from 1 to 1024, not '%s'",
-						   optarg);
-			cli.jobs = (unsigned)n;
-			break;
-		case OPT_MANIFEST:
-			cli.manifest = optarg;
-			break;
-		case OPT_CONTENT:
-			cli.content_hash = true;
-			break;
-		case OPT_ALLOW:
-			if (push(&cli.allow_missing, &cli.nallow_missing,
-				 optarg))
-				return EXIT_FILE;
-			break;
-		case OPT_JSON:
-			cli.json = true;
-			break;
-		case OPT_JUNIT:
-			cli.junit = optarg;
-			break;
-		case OPT_DEBUGDIR:
-			cli.debug_dir = optarg;
-			break;
-		case OPT_PERFCACHE:
-			if (!optarg && optind < argc)
-				cache_next = argv[optind];
-			if (optarg) {
-				cli.perf_cache = optarg;
-			} else if (getenv("HOME") &&
-				   asprintf(&home_cache, "%s/.debug",
-					    getenv("HOME")) >= 0) {
-				cli.perf_cache = home_cache;
-			} else {
-				return usage_error("%s", "--perf-cache needs DIR when HOME is not set");
-			}
-			break;
-		case OPT_DEBUGFILE:
-			cli.debug_file = optarg;
-			break;
-		case OPT_LOCKTIMEOUT:
-			errno = 0;
-			secs = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(secs >= 0) ||
-			    secs > 86400)
-				return usage_error("--lock-timeout takes seconds from 0 to 86400, not '%s'",
-						   optarg);
-			cli.lock_timeout_ms = (long)(secs * 1000 + 0.5);
-			break;
-		case 'q':
-			cli.quiet = true;
-			break;
-		case 'v':
-			cli.verbose = true;
-			break;
-		case 'h':
-			return usage(stdout), EXIT_OK;
-		case 'V':
-			return printf("elf-buildid %s\n", EBID_VERSION), EXIT_OK;
-		case ':':
-			return usage_error("option '%s' needs an argument",
-					   argv[optind - 1]);
-		default:
-			if (optopt) {
-				char opt[3] = { '-', (char)optopt, '\0' };
-
-				return usage_error("unknown option '%s'", opt);
-			}
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
-		}
-	}
-	nfiles = argc - optind;
-	if (nfiles < 1)
-		return usage_error("%s: no FILE given", cli.command);
-	if (cli.output && (nfiles != 1 || cli.recursive))
-		return usage_error("%s", "-o takes exactly one FILE and no -r");
-	if (!is_job && (cli.output || cli.dry_run || cli.in_place ||
-			cli.manifest || cli.preserve_times))
-		return usage_error("-o, --dry-run, --in-place, --manifest and --preserve-times do not apply to '%s'",
-				   cli.command);
-	if (cli.in_place && cli.output)
-		return usage_error("%s", "--in-place and -o exclude each other");
-	if (cli.opts.id && cli.opts.mode == EBID_MODE_RESERVE && is_job)
-		return usage_error("%s", "--id does not apply to reserve");
-	if (cli.opts.id && cli.recursive && is_job)
-		return usage_error("%s", "--id would give every file the same id; not with -r");
-	if (strcmp(cli.command, "verify") &&
-	    (cli.content_hash || cli.json || cli.junit || cli.nallow_missing ||
-	     perf_given))
-		return usage_error("%s", "--content-hash, --perf, --json, --junit and --allow-missing are for verify");
-	/* An option that would be ignored is refused: it was meant to do something. */
-	if (!is_job && (cli.opts.id || cli.opts.force))
-		return usage_error("%s", "--id and --force are for inject, reserve and backfill");
-	if (cli.opts.alg_given && !is_job && !cli.content_hash)
-		return usage_error("%s", "--hash is for inject, reserve, backfill and verify --content-hash");
-	/* "--perf-cache DIR" reads DIR as a file: its value needs '='. */
-	if (is_link && cache_next && !cli.recursive) {
-		struct stat st;
-
-		if (!stat(cache_next, &st) && S_ISDIR(st.st_mode))
-			return usage_error("--perf-cache takes its directory as --perf-cache=DIR; '%s' would be a FILE",
-					   cache_next);
-	}
-	if (is_link && !cli.debug_dir && !cli.perf_cache)
-		return usage_error("%s", "link needs --debug-dir=DIR or --perf-cache");
-	if (!is_link && (cli.debug_dir || cli.perf_cache || cli.debug_file))
-		return usage_error("%s", "--debug-dir, --perf-cache and --debug-file are for link");
-	if (cli.debug_file && (nfiles != 1 || cli.recursive || !cli.debug_dir))
-		return usage_error("%s", "--debug-file takes one FILE, no -r, and --debug-dir");
-	if (!strcmp(cli.command, "show") && cli.recursive)
-		return usage_error("%s", "show does not walk directories");
-
-	if (is_job) {
-		cli.temps = ebid_temps_new();
-		if (!cli.temps) {
-			fprintf(stderr, "%s: out of memory\n", progname);
-			return EXIT_FILE;
-		}
-		status = cmd_job(&cli, argv + optind, nfiles);
-		ebid_temps_free(cli.temps);
-	}
-	else if (is_link)
-		status = cmd_link(&cli, argv + optind, nfiles);
-	else if (!strcmp(cli.command, "show"))
-		status = cmd_show(&cli, argv + optind, nfiles);
-	else
-		status = cmd_verify(&cli, argv + optind, nfiles);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error on standard output: %s\n",
-			progname, strerror(errno));
-		if (status < EXIT_FILE)
-			status = EXIT_FILE;
-	}
+	status = parse_args(&cli, cmd, argc, argv, &done);
+	if (!status && !done && cli.perf_default_cache)
+		status = default_cache(&cli, &home_cache);
+	if (!status && !done)
+		status = run_command(&cli, argv + optind, argc - optind);
 	free(cli.exclude);
 	free(cli.allow_missing);
 	free(home_cache);

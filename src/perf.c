@@ -15,7 +15,6 @@
 
 #include "internal.h"
 
-#define PERF_TIMEOUT_MS 20000
 #define PERF_OUT_MAX 4096
 
 /*
@@ -54,8 +53,8 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int ebid_perf_buildid(int fd, char *hex, size_t hexlen, char *err,
-		      size_t errlen)
+int ebid_perf_buildid(int fd, long timeout_ms, char *hex, size_t hexlen,
+		      char *err, size_t errlen)
 {
 	char path[32];
 	int child_fd = 3;
@@ -146,7 +145,7 @@ int ebid_perf_buildid(int fd, char *hex, size_t hexlen, char *err,
 	close(pipefd[1]);
 	pipefd[1] = -1;
 
-	deadline = now_ms() + PERF_TIMEOUT_MS;
+	deadline = now_ms() + timeout_ms;
 	for (;;) {
 		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
 		long long left = deadline - now_ms();
@@ -183,9 +182,13 @@ int ebid_perf_buildid(int fd, char *hex, size_t hexlen, char *err,
 		;
 	pid = -1;
 	if (timed_out) {
-		ret = ebid_err(err, errlen, -ETIMEDOUT,
-			       "perf buildid-list timed out after %d s",
-			       PERF_TIMEOUT_MS / 1000);
+		ret = timeout_ms % 1000
+			      ? ebid_err(err, errlen, -ETIMEDOUT,
+					 "perf buildid-list timed out after %ld ms",
+					 timeout_ms)
+			      : ebid_err(err, errlen, -ETIMEDOUT,
+					 "perf buildid-list timed out after %ld s",
+					 timeout_ms / 1000);
 		goto out;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

@@ -104,14 +104,14 @@ expect_match "old profile after the replacement" "$(top_line "$d/old.data")" \
 t_end
 
 # --- 3. link --perf-cache before the replacement ----------------------------
-t_begin "link --perf-cache (default \$HOME/.debug) on v1 before the replacement: perf report names hotLoopVersionOne"
+t_begin "link --perf-default-cache (\$HOME/.debug) on v1 before the replacement: perf report names hotLoopVersionOne"
 d=$SCRATCH/perfcache
 mkdir -p "$d"
 build v1 "$d/app"
 inject_ok "$d/app"
 id1=$id
 cp "$d/app" "$d/v1.copy"
-expect_exit 0 "$EBID" link --perf-cache "$d/app"
+expect_exit 0 "$EBID" link --perf-default-cache "$d/app"
 if [ -n "$id1" ]; then
 	xx=${id1:0:2} rest=${id1:2}
 	expect_match "link output" "$out" "^$id1  "
@@ -143,7 +143,7 @@ build v1 "$d/app"
 inject_ok "$d/app"
 id1=$id
 cp "$d/app" "$d/v1.copy"
-expect_exit 0 "$EBID" link --perf-cache "$d/app"
+expect_exit 0 "$EBID" link --perf-default-cache "$d/app"
 dbg=$HOME/.debug$d/app/$id1/debug
 if [ -f "$dbg" ] && [ "$(stat -c %i "$dbg")" = "$(stat -c %i "$d/app")" ]; then
 	t_fail "$dbg is a hard link of the binary (inode $(stat -c %i "$dbg"), $(stat -c %h "$dbg") links), not a copy"
@@ -166,12 +166,12 @@ mkdir -p "$d"
 build v1 "$d/app"
 inject_ok "$d/app"
 id1=$id
-expect_exit 0 "$EBID" link --perf-cache "$d/app"
+expect_exit 0 "$EBID" link --perf-default-cache "$d/app"
 rec "$d/old.data" "$d/app" # build-id cache on: perf adds its entries
 cdir=$HOME/.debug$d/app/$id1
 [ -f "$cdir/debug" ] || t_fail "our debug copy is gone after perf record: $(ls -la "$cdir" 2>&1)"
 [ -f "$cdir/elf" ] || t_fail "no elf entry in $cdir: $(ls -la "$cdir" 2>&1)"
-expect_exit 0 "$EBID" link --perf-cache "$d/app" # again: a no-op
+expect_exit 0 "$EBID" link --perf-default-cache "$d/app" # again: a no-op
 build v2 "$d/app"
 inject_ok "$d/app"
 expect_match "old profile after the replacement" "$(top_line "$d/old.data")" \
@@ -191,7 +191,7 @@ rec "$d/old.data" "$d/app"
 # perf record hard-links the binary as elf (same file system).
 cdir=$HOME/.debug$d/app/$id1
 [ -f "$cdir/elf" ] || t_fail "perf record made no elf entry: $(ls -la "$cdir" 2>&1)"
-expect_exit 0 "$EBID" link --perf-cache "$d/app"
+expect_exit 0 "$EBID" link --perf-default-cache "$d/app"
 expect_same_file "debug copy" "$cdir/debug" "$d/v1.copy"
 expect_same_file "perf's elf entry untouched" "$cdir/elf" "$d/v1.copy"
 t_end

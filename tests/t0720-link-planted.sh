@@ -88,6 +88,24 @@ fi
 run "$EBID" link --perf-cache="$P" "$BIN"
 expect_eq "a second run (its own .build-id symlink already there): exit" "$rc" 0
 t_end
+
+# The form issue 4 wrote: the directory as its own word, then the FILEs.
+t_begin "link --perf-cache DIR FILE (DIR as a separate word) places FILE in DIR"
+P2=$SCRATCH/word-perf
+run "$EBID" link --perf-cache "$P2" "$BIN"
+expect_eq "exit" "$rc" 0
+expect_eq "stderr" "$err" ""
+expect_match "output" "$out" "^$ID  $(re_quote "$P2")/.+/$ID/debug\$"
+[ -L "$P2/.build-id/$XX/$REST" ] || t_fail "DIR/.build-id/$XX/$REST is not perf's symlink"
+t_end
+
+t_begin "--perf-default-cache takes no value: the next word is a FILE, placed in \$HOME/.debug"
+run env HOME="$SCRATCH/home2" "$EBID" link --perf-default-cache "$BIN"
+expect_eq "exit" "$rc" 0
+expect_match "output" "$out" "^$ID  $(re_quote "$SCRATCH/home2/.debug")/.+/$ID/debug\$"
+run env -u HOME "$EBID" link --perf-default-cache "$BIN"
+expect_eq "without HOME: exit" "$rc" 64
+t_end
 [ -n "$ABS" ] || ABS=$(realpath "$BIN")
 FIRST=${ABS#/}
 FIRST=${FIRST%%/*}
