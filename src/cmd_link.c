@@ -302,185 +302,231 @@ static char *fd_path(int fd)
 	return strdup(buf);
 }
 
+/* One file being linked: what link_work's steps share. */
+struct linking {
+	const struct cli *cli;
+	struct ebid_at bin;             /* where the file is */
+	int fd;                         /* it, under its shared lock */
+	struct stat st;
+	struct ebid_elf elf;
+	const char *id;                 /* hex, in the result */
+	char *real, *dir;               /* its absolute path, and directory */
+	char err[EBID_ERRLEN];
+};
+
+#define NO_DEBUG_FILE (-2)
+
+/*
+ * Opens the debug file to place instead of the binary: --debug-file, or
+ * the one .gnu_debuglink names; NO_DEBUG_FILE when there is none, -1 on
+ * error. It is checked and later copied through one descriptor.
+ */
+static int open_debug(struct linking *k)
+{
+	const struct cli *cli = k->cli;
+	char link_name[PATH_MAX] = "";
+	struct ebid_elf d;
+	struct stat dst;
+	struct ebid_at at;
+	int dfd = -1, ret;
+
+	if (cli->debug_file) {
+		if (ebid_at_named(&at, cli->debug_file, true, k->err,
+				  sizeof(k->err)))
+			return -1;
+		dfd = ebid_open_locked(&at, O_RDONLY, false,
+				       cli->lock_timeout_ms, &dst, k->err,
+				       sizeof(k->err));
+		ebid_at_release(&at);
+		if (dfd < 0)
+			return -1;
+	} else if (ebid_elf_debuglink(&k->elf, k->fd, link_name,
+				      sizeof(link_name)) == 0 &&
+		   link_name[0]) {
+		dfd = open_debug_file(cli, &k->bin, &k->st, k->dir, link_name,
+				      &dst);
+		if (dfd < 0) {
+			snprintf(k->err, sizeof(k->err),
+				 "debug file '%s' named by .gnu_debuglink not found",
+				 link_name);
+			return -1;
+		}
+	} else {
+		return NO_DEBUG_FILE;
+	}
+	ret = ebid_elf_open_fd(&d, dfd, k->err, sizeof(k->err));
+	if (!ret && (!d.gnu.present || d.gnu.desc_len != k->elf.gnu.desc_len ||
+		     memcmp(d.gnu.desc, k->elf.gnu.desc, d.gnu.desc_len))) {
+		snprintf(k->err, sizeof(k->err),
+			 "debug file '%.100s' does not carry the same build-id",
+			 cli->debug_file ? cli->debug_file : link_name);
+		ret = -1;
+	}
+	ebid_elf_release(&d);
+	if (ret) {
+		close(dfd);
+		return -1;
+	}
+	return dfd;
+}
+
+/*
+ * --debug-dir: the file, or its debug file, at DIR/.build-id/xx/rest.debug,
+ * and with a debug file DIR/.build-id/xx/rest pointing to the binary.
+ */
+static int link_debug_dir(struct linking *k, char **dest)
+{
+	const struct cli *cli = k->cli;
+	const char *id = k->id;
+	char *rel = NULL;
+	int dfd, ret;
+
+	dfd = open_debug(k);
+	if (dfd == -1)
+		return -1;
+	ret = -1;
+	if (asprintf(&rel, ".build-id/%.2s/%s.debug", id, id + 2) < 0 ||
+	    asprintf(dest, "%s/%s", cli->debug_dir, rel) < 0) {
+		snprintf(k->err, sizeof(k->err), "out of memory");
+		goto out;
+	}
+	if (place(dfd >= 0 ? dfd : k->fd, cli->debug_dirfd, cli->debug_dir,
+		  rel, false, k->err, sizeof(k->err)))
+		goto out;
+	/* The id names the binary too, next to its debug file. */
+	rel[strlen(rel) - strlen(".debug")] = '\0';
+	if (dfd >= 0 && place_symlink(k->real, cli->debug_dirfd,
+				      cli->debug_dir, rel, k->err,
+				      sizeof(k->err)))
+		goto out;
+	ret = 0;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	free(rel);
+	return ret;
+}
+
+/*
+ * --perf-cache: perf's layout, DIR/<abs path>/<id>/{debug,elf} and a
+ * DIR/.build-id/xx/rest symlink to ../../<abs path>/<id>. An elf that
+ * perf record put there itself is kept.
+ */
+static int link_perf_cache(struct linking *k, char **dest)
+{
+	const struct cli *cli = k->cli;
+	const char *id = k->id;
+	char *dbg = NULL, *elfp = NULL, *bl = NULL, *target = NULL;
+	int ret = -1;
+
+	free(*dest);
+	*dest = NULL;
+	if (asprintf(&dbg, "%s/%s/debug", k->real + 1, id) < 0 ||
+	    asprintf(&elfp, "%s/%s/elf", k->real + 1, id) < 0 ||
+	    asprintf(&bl, ".build-id/%.2s/%s", id, id + 2) < 0 ||
+	    asprintf(&target, "../..%s/%s", k->real, id) < 0 ||
+	    asprintf(dest, "%s/%s", cli->perf_cache, dbg) < 0) {
+		snprintf(k->err, sizeof(k->err), "out of memory");
+		goto out;
+	}
+	if (!place(k->fd, cli->perf_cachefd, cli->perf_cache, dbg, false,
+		   k->err, sizeof(k->err)) &&
+	    !place(k->fd, cli->perf_cachefd, cli->perf_cache, elfp, true,
+		   k->err, sizeof(k->err)) &&
+	    !place_symlink(target, cli->perf_cachefd, cli->perf_cache, bl,
+			   k->err, sizeof(k->err)))
+		ret = 0;
+out:
+	free(dbg);
+	free(elfp);
+	free(bl);
+	free(target);
+	return ret;
+}
+
+/*
+ * Opens the file under its shared lock and checks that it has an id to
+ * link: 0, 1 when it is no candidate in tree mode (r says why), or -1.
+ */
+static int open_bin(struct linking *k, const struct ebid_walk_entry *e,
+		    struct result *r)
+{
+	const struct cli *cli = k->cli;
+	const char *why;
+	int ret;
+
+	ret = ebid_walk_entry_at(e, &k->bin, k->err, sizeof(k->err));
+	if (!ret) {
+		k->fd = ebid_open_locked(&k->bin, O_RDONLY, false,
+					 cli->lock_timeout_ms, &k->st, k->err,
+					 sizeof(k->err));
+		ret = k->fd < 0 ? k->fd
+				: ebid_elf_open_fd(&k->elf, k->fd, k->err,
+						   sizeof(k->err));
+	}
+	if (ret == -EBID_ENOTELF && cli->recursive) {
+		snprintf(r->msg, sizeof(r->msg), "%s", k->err);
+		return 1;
+	}
+	if (ret)
+		return -1;
+	if (!ebid_elf_is_program(&k->elf, &why)) {
+		snprintf(cli->recursive ? r->msg : k->err,
+			 cli->recursive ? sizeof(r->msg) : sizeof(k->err), "%s",
+			 why);
+		return cli->recursive ? 1 : -1;
+	}
+	if (!k->elf.gnu.present || !k->elf.gnu.desc_len ||
+	    k->elf.gnu.desc_len > EBID_MAX_ID ||
+	    ebid_all_zero(k->elf.gnu.desc, k->elf.gnu.desc_len)) {
+		snprintf(k->err, sizeof(k->err),
+			 "no usable GNU build-id (run elf-buildid inject first)");
+		return -1;
+	}
+	ebid_hex(r->id, k->elf.gnu.desc, k->elf.gnu.desc_len);
+	k->id = r->id;
+	/* The path of the inode we hold, not of whatever the name is now. */
+	k->real = fd_path(k->fd);
+	k->dir = k->real ? strdup(k->real) : NULL;
+	if (!k->real || !k->dir) {
+		snprintf(k->err, sizeof(k->err), "cannot resolve path");
+		return -1;
+	}
+	*strrchr(k->dir, '/') = '\0';
+	return 0;
+}
+
 static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		      struct result *r)
 {
-	struct ebid_elf elf;
-	struct ebid_at bin;
-	struct stat st, dst;
-	char err[EBID_ERRLEN], link_name[PATH_MAX] = "";
-	char *dest = NULL, *real = NULL, *bin_dir = NULL, *rel = NULL;
-	const char *why;
-	int ret, fd = -1, dfd = -1;
+	struct linking k = { .cli = cli, .fd = -1 };
+	char *dest = NULL;
+	int ret;
 
-	memset(&elf, 0, sizeof(elf));
-	ebid_at_init(&bin);
-	ret = ebid_walk_entry_at(e, &bin, err, sizeof(err));
-	if (!ret) {
-		fd = ebid_open_locked(&bin, O_RDONLY, false,
-				      cli->lock_timeout_ms, &st, err,
-				      sizeof(err));
-		ret = fd < 0 ? fd : ebid_elf_open_fd(&elf, fd, err, sizeof(err));
-	}
-	if (ret == -EBID_ENOTELF && cli->recursive) {
+	ebid_at_init(&k.bin);
+	ret = open_bin(&k, e, r);
+	if (!ret && cli->debug_dirfd >= 0)
+		ret = link_debug_dir(&k, &dest);
+	if (!ret && cli->perf_cachefd >= 0)
+		ret = link_perf_cache(&k, &dest);
+	if (ret > 0) {
 		r->outcome = OUT_SKIPPED;
-		snprintf(r->msg, sizeof(r->msg), "%s", err);
-		goto out;
-	}
-	if (ret)
-		goto fail;
-	if (!ebid_elf_is_program(&elf, &why)) {
-		if (cli->recursive) {
-			r->outcome = OUT_SKIPPED;
-			snprintf(r->msg, sizeof(r->msg), "%s", why);
-			goto out;
-		}
-		snprintf(err, sizeof(err), "%s", why);
-		goto fail;
-	}
-	if (!elf.gnu.present || !elf.gnu.desc_len ||
-	    elf.gnu.desc_len > EBID_MAX_ID ||
-	    ebid_all_zero(elf.gnu.desc, elf.gnu.desc_len)) {
-		snprintf(err, sizeof(err),
-			 "no usable GNU build-id (run elf-buildid inject first)");
-		goto fail;
-	}
-	ebid_hex(r->id, elf.gnu.desc, elf.gnu.desc_len);
-	/* The path of the inode we hold, not of whatever the name is now. */
-	real = fd_path(fd);
-	bin_dir = real ? strdup(real) : NULL;
-	if (!real || !bin_dir) {
-		snprintf(err, sizeof(err), "cannot resolve path");
-		goto fail;
-	}
-	*strrchr(bin_dir, '/') = '\0';
-	if (cli->debug_dirfd >= 0) {
-		int src = fd;
-
-		if (cli->debug_file) {
-			struct ebid_at at;
-
-			if (ebid_at_named(&at, cli->debug_file, true, err,
-					  sizeof(err)))
-				goto fail;
-			dfd = ebid_open_locked(&at, O_RDONLY, false,
-					       cli->lock_timeout_ms, &dst, err,
-					       sizeof(err));
-			ebid_at_release(&at);
-			if (dfd < 0)
-				goto fail;
-		} else if (ebid_elf_debuglink(&elf, fd, link_name,
-					      sizeof(link_name)) == 0 &&
-			   link_name[0]) {
-			dfd = open_debug_file(cli, &bin, &st, bin_dir,
-					      link_name, &dst);
-			if (dfd < 0) {
-				snprintf(err, sizeof(err),
-					 "debug file '%s' named by .gnu_debuglink not found",
-					 link_name);
-				goto fail;
-			}
-		}
-		if (dfd >= 0) {
-			struct ebid_elf d;
-
-			/* Checked and copied through one descriptor. */
-			if (ebid_elf_open_fd(&d, dfd, err, sizeof(err)))
-				goto fail;
-			if (!d.gnu.present || d.gnu.desc_len != elf.gnu.desc_len ||
-			    memcmp(d.gnu.desc, elf.gnu.desc, d.gnu.desc_len)) {
-				ebid_elf_release(&d);
-				snprintf(err, sizeof(err),
-					 "debug file '%.100s' does not carry the same build-id",
-					 cli->debug_file ? cli->debug_file
-							 : link_name);
-				goto fail;
-			}
-			ebid_elf_release(&d);
-			src = dfd;
-		}
-		if (asprintf(&rel, ".build-id/%.2s/%s.debug", r->id,
-			     r->id + 2) < 0 ||
-		    asprintf(&dest, "%s/%s", cli->debug_dir, rel) < 0)
-			goto oom;
-		if (place(src, cli->debug_dirfd, cli->debug_dir, rel, false,
-			  err, sizeof(err)))
-			goto fail;
-		if (dfd >= 0) {
-			free(rel);
-			if (asprintf(&rel, ".build-id/%.2s/%s", r->id,
-				     r->id + 2) < 0) {
-				rel = NULL;
-				goto oom;
-			}
-			if (place_symlink(real, cli->debug_dirfd,
-					  cli->debug_dir, rel, err,
-					  sizeof(err)))
-				goto fail;
-		}
-	}
-	if (cli->perf_cachefd >= 0) {
-		char *dir = NULL, *bl = NULL, *target = NULL, *elfp = NULL;
-
-		/* perf's layout: DIR/<abs path>/<id>/{elf,debug} and a
-		 * DIR/.build-id/xx/rest symlink to ../../<abs path>/<id>. */
-		free(dest);
+	} else if (ret < 0) {
+		r->status = EXIT_FILE;
+		r->outcome = OUT_FAILED;
+		snprintf(r->msg, sizeof(r->msg), "%s", k.err);
+	} else {
+		r->outcome = OUT_LINKED;
+		r->dest = dest;
 		dest = NULL;
-		if (asprintf(&dir, "%s/%s", real + 1, r->id) < 0)
-			goto oom;
-		if (asprintf(&dest, "%s/%s/debug", cli->perf_cache, dir) < 0 ||
-		    asprintf(&elfp, "%s/elf", dir) < 0 ||
-		    asprintf(&bl, ".build-id/%.2s/%s", r->id, r->id + 2) < 0 ||
-		    asprintf(&target, "../..%s/%s", real, r->id) < 0) {
-			free(dir);
-			free(elfp);
-			free(bl);
-			goto oom;
-		}
-		free(rel);
-		rel = NULL;
-		ret = asprintf(&rel, "%s/debug", dir) < 0 ? -ENOMEM : 0;
-		if (!ret)
-			ret = place(fd, cli->perf_cachefd, cli->perf_cache, rel,
-				    false, err, sizeof(err));
-		/* perf record may have put its own copy there: kept. */
-		if (!ret)
-			ret = place(fd, cli->perf_cachefd, cli->perf_cache,
-				    elfp, true, err, sizeof(err));
-		if (!ret)
-			ret = place_symlink(target, cli->perf_cachefd,
-					    cli->perf_cache, bl, err,
-					    sizeof(err));
-		free(dir);
-		free(elfp);
-		free(bl);
-		free(target);
-		if (ret == -ENOMEM && !err[0])
-			goto oom;
-		if (ret)
-			goto fail;
 	}
-	r->outcome = OUT_LINKED;
-	r->dest = dest;
-	dest = NULL;
-	goto out;
-oom:
-	snprintf(err, sizeof(err), "out of memory");
-fail:
-	r->status = EXIT_FILE;
-	r->outcome = OUT_FAILED;
-	snprintf(r->msg, sizeof(r->msg), "%s", err);
-out:
-	if (fd >= 0)
-		close(fd);
-	if (dfd >= 0)
-		close(dfd);
-	ebid_at_release(&bin);
+	if (k.fd >= 0)
+		close(k.fd);
+	ebid_at_release(&k.bin);
+	ebid_elf_release(&k.elf);
+	free(k.real);
+	free(k.dir);
 	free(dest);
-	free(rel);
-	free(real);
-	free(bin_dir);
-	ebid_elf_release(&elf);
 }
 
 static void link_print(const struct cli *cli, struct result *r)

@@ -384,103 +384,89 @@ static int find_covering_pt(const struct ebid_elf *elf,
 	return -1;
 }
 
-int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
-		  size_t errlen)
+/*
+ * e_ident: the magic, a known class, byte order and version, and a file
+ * long enough for its ELF header. A read that fails is an error of its
+ * own: calling the file "not an ELF file" would let verify skip a file it
+ * could not read.
+ */
+static int read_ident(struct ebid_elf *elf, const struct ebid_src *src,
+		      char *err, size_t errlen)
 {
 	unsigned char ident[EI_NIDENT];
-	size_t ident_len;
-	Elf *e = NULL;
-	char *copy = NULL;
-	GElf_Ehdr eh;
-	unsigned char kid[EBID_MAX_ID];
-	uint64_t kdesc = 0;
-	size_t i;
+	size_t len = src->size < EI_NIDENT ? (size_t)src->size : EI_NIDENT;
 	int ret;
 
-	memset(elf, 0, sizeof(*elf));
-	ret = libelf_init(err, errlen);
+	ret = ebid_src_read(src, 0, ident, len);
 	if (ret)
-		return ret;
-	elf->file_size = src->size;
-	/*
-	 * A read that fails is an error of its own: calling the file "not an
-	 * ELF file" would let verify skip a file it could not read.
-	 */
-	ident_len = src->size < EI_NIDENT ? (size_t)src->size : EI_NIDENT;
-	ret = ebid_src_read(src, 0, ident, ident_len);
-	if (ret) {
-		ret = ebid_err(err, errlen, ret, "cannot read: %s",
-			       strerror(-ret));
-		goto out;
-	}
-	if (ident_len < SELFMAG || memcmp(ident, ELFMAG, SELFMAG) != 0) {
-		ret = ebid_err(err, errlen, -EBID_ENOTELF, "not an ELF file");
-		goto out;
-	}
-	if (ident_len < EI_NIDENT) {
-		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
-			       "malformed ELF: ELF header truncated (file has %zu bytes)",
-			       ident_len);
-		goto out;
-	}
-	if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) {
-		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
-			       "malformed ELF: EI_CLASS %u unknown",
-			       ident[EI_CLASS]);
-		goto out;
-	}
-	if (ident[EI_DATA] != ELFDATA2LSB && ident[EI_DATA] != ELFDATA2MSB) {
-		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
-			       "malformed ELF: EI_DATA %u unknown",
-			       ident[EI_DATA]);
-		goto out;
-	}
-	if (ident[EI_VERSION] != EV_CURRENT) {
-		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
-			       "malformed ELF: EI_VERSION %u, expected %u",
-			       ident[EI_VERSION], EV_CURRENT);
-		goto out;
-	}
+		return ebid_err(err, errlen, ret, "cannot read: %s",
+				strerror(-ret));
+	if (len < SELFMAG || memcmp(ident, ELFMAG, SELFMAG) != 0)
+		return ebid_err(err, errlen, -EBID_ENOTELF, "not an ELF file");
+	if (len < EI_NIDENT)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: ELF header truncated (file has %zu bytes)",
+				len);
+	if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: EI_CLASS %u unknown",
+				ident[EI_CLASS]);
+	if (ident[EI_DATA] != ELFDATA2LSB && ident[EI_DATA] != ELFDATA2MSB)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: EI_DATA %u unknown",
+				ident[EI_DATA]);
+	if (ident[EI_VERSION] != EV_CURRENT)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: EI_VERSION %u, expected %u",
+				ident[EI_VERSION], EV_CURRENT);
 	elf->elfclass = ident[EI_CLASS];
 	elf->data = ident[EI_DATA];
-	if (src->size < ebid_ehdr_layouts[elf->elfclass - 1].size) {
-		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
-			       "malformed ELF: ELF header truncated (file has %llu of %zu bytes)",
-			       (unsigned long long)src->size,
-			       ebid_ehdr_layouts[elf->elfclass - 1].size);
-		goto out;
-	}
+	if (src->size < ebid_ehdr_layouts[elf->elfclass - 1].size)
+		return ebid_err(err, errlen, -EBID_EMALFORMED,
+				"malformed ELF: ELF header truncated (file has %llu of %zu bytes)",
+				(unsigned long long)src->size,
+				ebid_ehdr_layouts[elf->elfclass - 1].size);
+	return 0;
+}
+
+/* The first page (or the whole file, if shorter) into elf->head. */
+static int read_head(struct ebid_elf *elf, const struct ebid_src *src,
+		     char *err, size_t errlen)
+{
+	int ret;
 
 	elf->head_len = src->size < EBID_PAGE ? (size_t)src->size : EBID_PAGE;
 	elf->head = malloc(elf->head_len);
-	if (!elf->head) {
-		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
-		goto out;
-	}
+	if (!elf->head)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
 	ret = ebid_src_read(src, 0, elf->head, elf->head_len);
-	if (ret) {
-		ret = ebid_err(err, errlen, ret, "read failed: %s",
-			       strerror(-ret));
-		goto out;
-	}
+	if (ret)
+		return ebid_err(err, errlen, ret, "read failed: %s",
+				strerror(-ret));
+	return 0;
+}
+
+/*
+ * Opens src with libelf (a private copy of a memory source: libelf wants
+ * a writable image; *copy owns it) and takes the ELF header's fields.
+ */
+static int open_libelf(struct ebid_elf *elf, const struct ebid_src *src,
+		       Elf **e, char **copy, char *err, size_t errlen)
+{
+	GElf_Ehdr eh;
 
 	errno = 0;
 	if (src->fd >= 0) {
-		e = elf_begin(src->fd, ELF_C_READ, NULL);
+		*e = elf_begin(src->fd, ELF_C_READ, NULL);
 	} else {
-		/* libelf wants a writable image; give it a private copy. */
-		copy = malloc(src->size);
-		if (!copy) {
-			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
-		memcpy(copy, src->mem, src->size);
-		e = elf_memory(copy, src->size);
+		*copy = malloc(src->size);
+		if (!*copy)
+			return ebid_err(err, errlen, -ENOMEM, "out of memory");
+		memcpy(*copy, src->mem, src->size);
+		*e = elf_memory(*copy, src->size);
 	}
-	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
-		ret = elf_fail(err, errlen, "ELF header");
-		goto out;
-	}
+	if (!*e || elf_kind(*e) != ELF_K_ELF || !gelf_getehdr(*e, &eh))
+		return elf_fail(err, errlen, "ELF header");
 	elf->type = eh.e_type;
 	elf->machine = eh.e_machine;
 	elf->ehsize = eh.e_ehsize;
@@ -493,15 +479,44 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 	elf->raw_shstrndx = eh.e_shstrndx;
 	if (eh.e_phnum == 0 || eh.e_phoff == 0)
 		elf->phnum = 0;
-	ret = read_headers(elf, e, err, errlen);
-	if (ret)
-		goto out;
-	ret = check_ext_shnum(elf, src, err, errlen);
-	if (ret)
-		goto out;
-	ret = read_names(elf, src, err, errlen);
-	if (ret)
-		goto out;
+	return 0;
+}
+
+/*
+ * The notes of a PT_NOTE. Segments may mix 4- and 8-aligned notes (mold):
+ * walk as the kernel does (4), then by p_align. A walk that fails leaves
+ * nothing behind; with sections present the notes were found through
+ * them, so only a file without any fails here.
+ */
+static int scan_segment(struct ebid_elf *elf, const struct ebid_src *src,
+			size_t i, char *err, size_t errlen)
+{
+	const struct ebid_phdr *p = &elf->phdrs[i];
+	struct ebid_note gnu = elf->gnu, go = elf->go;
+	unsigned aligns[2] = { 4, p->align == 8 ? 8 : 4 };
+	char where[64];
+	int k, ret = 0;
+
+	snprintf(where, sizeof(where), "program header [%zu]", i);
+	for (k = 0; k < 2; k++) {
+		ret = scan_notes(elf, src, p->offset, p->filesz, aligns[k], 0,
+				 where, err, errlen);
+		if (!ret || ret != -EBID_EMALFORMED)
+			break;
+		elf->gnu = gnu;
+		elf->go = go;
+	}
+	if (ret == -EBID_EMALFORMED && elf->shnum > 1)
+		ret = 0;
+	return ret;
+}
+
+/* The GNU and Go notes: through SHT_NOTE sections, then PT_NOTEs. */
+static int find_notes(struct ebid_elf *elf, const struct ebid_src *src,
+		      char *err, size_t errlen)
+{
+	size_t i;
+	int ret;
 
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
@@ -513,57 +528,66 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		ret = scan_notes(elf, src, s->offset, s->size,
 				 (unsigned)s->addralign, i, where, err, errlen);
 		if (ret)
-			goto out;
+			return ret;
 	}
 	for (i = 0; i < elf->phnum; i++) {
-		const struct ebid_phdr *p = &elf->phdrs[i];
-		char where[64];
-
-		if (p->type != PT_NOTE)
+		if (elf->phdrs[i].type != PT_NOTE)
 			continue;
-		snprintf(where, sizeof(where), "program header [%zu]", i);
-		/*
-		 * Segments may mix 4- and 8-aligned notes (mold): walk as the
-		 * kernel does (4), then by p_align. A walk that fails leaves
-		 * nothing behind; with sections present the notes were found
-		 * through them, so only a file without any fails here.
-		 */
-		{
-			struct ebid_note gnu = elf->gnu, go = elf->go;
-			unsigned aligns[2] = { 4, p->align == 8 ? 8 : 4 };
-			int k;
-
-			for (k = 0; k < 2; k++) {
-				ret = scan_notes(elf, src, p->offset, p->filesz,
-						 aligns[k], 0, where, err,
-						 errlen);
-				if (!ret || ret != -EBID_EMALFORMED)
-					break;
-				elf->gnu = gnu;
-				elf->go = go;
-			}
-			if (ret == -EBID_EMALFORMED && elf->shnum > 1)
-				ret = 0;
-			if (ret)
-				goto out;
-		}
+		ret = scan_segment(elf, src, i, err, errlen);
+		if (ret)
+			return ret;
 	}
 	if (elf->gnu.present)
 		elf->gnu.pt_index = find_covering_pt(elf, src, elf->gnu.note_off);
 	if (elf->go.present)
 		elf->go.pt_index = find_covering_pt(elf, src, elf->go.note_off);
-	/*
-	 * The kernel ignores e_ehsize and reads the program headers at
-	 * sizeof(Ehdr) (before 6.12) or at e_phoff (since): only a table at
-	 * sizeof(Ehdr) is read the same by both.
-	 */
-	if (elf->gnu.present &&
-	    elf->phoff == ebid_ehdr_layouts[elf->elfclass - 1].size &&
-	    ebid_kernel_build_id(elf->head, elf->head_len, kid, NULL, &kdesc) &&
-	    kdesc == elf->gnu.desc_off)
-		elf->gnu_kernel_visible = true;
-	ret = 0;
-out:
+	return 0;
+}
+
+/*
+ * The kernel ignores e_ehsize and reads the program headers at
+ * sizeof(Ehdr) (before 6.12) or at e_phoff (since): only a table at
+ * sizeof(Ehdr) is read the same by both.
+ */
+static bool kernel_sees_gnu(const struct ebid_elf *elf)
+{
+	unsigned char kid[EBID_MAX_ID];
+	uint64_t kdesc = 0;
+
+	return elf->gnu.present &&
+	       elf->phoff == ebid_ehdr_layouts[elf->elfclass - 1].size &&
+	       ebid_kernel_build_id(elf->head, elf->head_len, kid, NULL,
+				    &kdesc) &&
+	       kdesc == elf->gnu.desc_off;
+}
+
+int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
+		  size_t errlen)
+{
+	Elf *e = NULL;
+	char *copy = NULL;
+	int ret;
+
+	memset(elf, 0, sizeof(*elf));
+	ret = libelf_init(err, errlen);
+	if (ret)
+		return ret;
+	elf->file_size = src->size;
+	ret = read_ident(elf, src, err, errlen);
+	if (!ret)
+		ret = read_head(elf, src, err, errlen);
+	if (!ret)
+		ret = open_libelf(elf, src, &e, &copy, err, errlen);
+	if (!ret)
+		ret = read_headers(elf, e, err, errlen);
+	if (!ret)
+		ret = check_ext_shnum(elf, src, err, errlen);
+	if (!ret)
+		ret = read_names(elf, src, err, errlen);
+	if (!ret)
+		ret = find_notes(elf, src, err, errlen);
+	if (!ret)
+		elf->gnu_kernel_visible = kernel_sees_gnu(elf);
 	if (e)
 		elf_end(e);
 	free(copy);
