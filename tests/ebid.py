@@ -28,6 +28,7 @@ Exit status: 0 ok, 1 check failed, 2 bad input (unreadable, not ELF,
 malformed, no note), 64 usage.
 """
 
+import collections
 import hashlib
 import re
 import struct
@@ -58,8 +59,73 @@ class BadInput(Exception):
     """The file cannot be parsed; the message says which field."""
 
 
-class Elf:
-    """Just enough of an ELF file: header, program and section headers."""
+# Where each header field lies: (name, offset, width), by class (is64). The
+# reader below reads through these tables, and so do the scripts that read
+# or change single fields (scripts/mkcorrupt.py, scripts/matrix-craft.py,
+# scripts/compat-matrix, the tests): one description of the format for all.
+def _table(start, fields):
+    """((name, offset, width), ...) of (name, width) pairs laid end to end."""
+    out, off = [], start
+    for name, width in fields:
+        out.append((name, off, width))
+        off += width
+    return tuple(out)
+
+
+def _ehdr_table(a):
+    return _table(16, [("e_type", 2), ("e_machine", 2), ("e_version", 4),
+                       ("e_entry", a), ("e_phoff", a), ("e_shoff", a),
+                       ("e_flags", 4), ("e_ehsize", 2), ("e_phentsize", 2),
+                       ("e_phnum", 2), ("e_shentsize", 2), ("e_shnum", 2),
+                       ("e_shstrndx", 2)])
+
+
+def _shdr_table(a):
+    return _table(0, [("sh_name", 4), ("sh_type", 4), ("sh_flags", a),
+                      ("sh_addr", a), ("sh_offset", a), ("sh_size", a),
+                      ("sh_link", 4), ("sh_info", 4), ("sh_addralign", a),
+                      ("sh_entsize", a)])
+
+
+IDENT = _table(0, [("EI_MAG0", 1), ("EI_MAG1", 1), ("EI_MAG2", 1),
+                   ("EI_MAG3", 1), ("EI_CLASS", 1), ("EI_DATA", 1),
+                   ("EI_VERSION", 1), ("EI_OSABI", 1), ("EI_ABIVERSION", 1)])
+EHDR = {False: _ehdr_table(4), True: _ehdr_table(8)}
+PHDR = {False: _table(0, [("p_type", 4), ("p_offset", 4), ("p_vaddr", 4),
+                          ("p_paddr", 4), ("p_filesz", 4), ("p_memsz", 4),
+                          ("p_flags", 4), ("p_align", 4)]),
+        True: _table(0, [("p_type", 4), ("p_flags", 4), ("p_offset", 8),
+                         ("p_vaddr", 8), ("p_paddr", 8), ("p_filesz", 8),
+                         ("p_memsz", 8), ("p_align", 8)])}
+SHDR = {False: _shdr_table(4), True: _shdr_table(8)}
+WIDTH_FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+def fmt_of(table):
+    """The struct format of a table's fields, in order (no byte order)."""
+    return "".join(WIDTH_FMT[w] for _, _, w in table)
+
+
+def end_of(table):
+    """The offset just past a table's last field: sizeof the header."""
+    return table[-1][1] + table[-1][2]
+
+
+def pack(table, end, **values):
+    """A header's bytes from its field values (those not given are 0)."""
+    return struct.pack(end + fmt_of(table),
+                       *(values.get(n, 0) for n, _, _ in table))
+
+
+Field = collections.namedtuple("Field", "off width value")
+
+
+class Fields:
+    """An ELF file's headers as fields, taken as they are: e_ident and the
+    ELF header are checked and read (e_type ... e_shstrndx become
+    attributes); phdr(i), shdr(i) and ehdr() give each field's Field (file
+    offset, width, value) without judging the rest of the file. put() and
+    set() change a field in place when data is a bytearray."""
 
     def __init__(self, data):
         self.data = data
@@ -72,18 +138,11 @@ class Elf:
             raise BadInput("bad EI_DATA %d" % enc)
         self.is64 = cls == 2
         self.end = "<" if enc == 1 else ">"
-        self.ehsize = 64 if self.is64 else 52
+        self.ehsize = end_of(EHDR[self.is64])
         if len(data) < self.ehsize:
             raise BadInput("file shorter than its ELF header")
-        if self.is64:
-            fields = self.unpack("HHIQQQIHHHHHH", 16)
-        else:
-            fields = self.unpack("HHIIIIIHHHHHH", 16)
-        (self.e_type, self.e_machine, _, self.e_entry, self.e_phoff,
-         self.e_shoff, _, _, self.e_phentsize, self.e_phnum,
-         self.e_shentsize, self.e_shnum, self.e_shstrndx) = fields
-        self.phdrs = self._read_phdrs()
-        self.shdrs = self._read_shdrs()
+        for name, off, width in EHDR[self.is64]:
+            setattr(self, name, self.get(off, width))
 
     def unpack(self, fmt, off):
         fmt = self.end + fmt
@@ -93,11 +152,69 @@ class Elf:
                            "file (size %d)" % (size, off, len(self.data)))
         return struct.unpack_from(fmt, self.data, off)
 
+    def get(self, off, width):
+        return self.unpack(WIDTH_FMT[width], off)[0]
+
+    def put(self, off, width, value):
+        if off < 0 or off + width > len(self.data):
+            raise BadInput("write of %d bytes at 0x%x is past the end of the "
+                           "file (size %d)" % (width, off, len(self.data)))
+        struct.pack_into(self.end + WIDTH_FMT[width], self.data, off, value)
+
+    def set(self, field, value):
+        self.put(field.off, field.width, value)
+
+    def fields(self, table, base):
+        """{name: Field} of the header that table describes, at base."""
+        return {n: Field(base + o, w, self.get(base + o, w))
+                for n, o, w in table}
+
+    def ehdr(self):
+        """e_ident's bytes and the ELF header's fields."""
+        out = self.fields(IDENT, 0)
+        out.update(self.fields(EHDR[self.is64], 0))
+        return out
+
+    def phdr(self, i):
+        return self.fields(PHDR[self.is64],
+                           self.e_phoff + i * self.e_phentsize)
+
+    def shdr(self, i):
+        return self.fields(SHDR[self.is64],
+                           self.e_shoff + i * self.e_shentsize)
+
+    def notes(self, off, size, align):
+        """Yield (note_off, namesz, descsz, type, name, desc_off) in a range."""
+        align = 8 if align == 8 else 4
+        pos, end = off, off + size
+        if end > len(self.data):
+            raise BadInput("note range 0x%x+%d past the end" % (off, size))
+        while pos + 12 <= end:
+            namesz, descsz, ntype = self.unpack("III", pos)
+            name_off = pos + 12
+            desc_off = name_off + ((namesz + align - 1) & ~(align - 1))
+            nxt = desc_off + ((descsz + align - 1) & ~(align - 1))
+            if desc_off + descsz > end:
+                raise BadInput("note at 0x%x runs past its container" % pos)
+            name = bytes(self.data[name_off:name_off + namesz])
+            yield pos, namesz, descsz, ntype, name, desc_off
+            pos = nxt
+
+
+class Elf(Fields):
+    """Just enough of an ELF file: header, program and section headers."""
+
+    def __init__(self, data):
+        super().__init__(data)
+        self.phdrs = self._read_phdrs()
+        self.shdrs = self._read_shdrs()
+
     def _read_phdrs(self):
         phdrs = []
         if self.e_phnum == 0:
             return phdrs
-        want = 56 if self.is64 else 32
+        table = PHDR[self.is64]
+        want = end_of(table)
         if self.e_phentsize != want:
             raise BadInput("e_phentsize %d, expected %d"
                            % (self.e_phentsize, want))
@@ -105,32 +222,19 @@ class Elf:
             raise BadInput("program headers (e_phoff 0x%x) past the end"
                            % self.e_phoff)
         for i in range(self.e_phnum):
-            off = self.e_phoff + i * want
-            if self.is64:
-                (p_type, p_flags, p_offset, p_vaddr, p_paddr, p_filesz,
-                 p_memsz, p_align) = self.unpack("IIQQQQQQ", off)
-            else:
-                (p_type, p_offset, p_vaddr, p_paddr, p_filesz, p_memsz,
-                 p_flags, p_align) = self.unpack("IIIIIIII", off)
-            phdrs.append(dict(type=p_type, flags=p_flags, offset=p_offset,
-                              vaddr=p_vaddr, paddr=p_paddr, filesz=p_filesz,
-                              memsz=p_memsz, align=p_align))
+            f = self.unpack(fmt_of(table), self.e_phoff + i * want)
+            phdrs.append({n[2:]: v for (n, _, _), v in zip(table, f)})
         return phdrs
 
     def _shdr(self, i):
-        off = self.e_shoff + i * self.e_shentsize
-        if self.is64:
-            f = self.unpack("IIQQQQIIQQ", off)
-        else:
-            f = self.unpack("IIIIIIIIII", off)
-        keys = ("name", "type", "flags", "addr", "offset", "size", "link",
-                "info", "addralign", "entsize")
-        return dict(zip(keys, f))
+        table = SHDR[self.is64]
+        f = self.unpack(fmt_of(table), self.e_shoff + i * self.e_shentsize)
+        return {n[3:]: v for (n, _, _), v in zip(table, f)}
 
     def _read_shdrs(self):
         if self.e_shoff == 0:
             return []
-        want = 64 if self.is64 else 40
+        want = end_of(SHDR[self.is64])
         if self.e_shentsize != want:
             raise BadInput("e_shentsize %d, expected %d"
                            % (self.e_shentsize, want))
@@ -164,23 +268,6 @@ class Elf:
             sh["name_str"] = names[sh["name"]:].split(b"\0", 1)[0].decode(
                 "latin-1")
         return shdrs
-
-    def notes(self, off, size, align):
-        """Yield (note_off, namesz, descsz, type, name, desc_off) in a range."""
-        align = 8 if align == 8 else 4
-        pos, end = off, off + size
-        if end > len(self.data):
-            raise BadInput("note range 0x%x+%d past the end" % (off, size))
-        while pos + 12 <= end:
-            namesz, descsz, ntype = self.unpack("III", pos)
-            name_off = pos + 12
-            desc_off = name_off + ((namesz + align - 1) & ~(align - 1))
-            nxt = desc_off + ((descsz + align - 1) & ~(align - 1))
-            if desc_off + descsz > end:
-                raise BadInput("note at 0x%x runs past its container" % pos)
-            name = bytes(self.data[name_off:name_off + namesz])
-            yield pos, namesz, descsz, ntype, name, desc_off
-            pos = nxt
 
     def build_id_note(self):
         """The GNU/3 note in the .note.gnu.build-id section, as a dict."""
@@ -275,18 +362,21 @@ def kernel_build_id(page):
         return None, "bad magic"
     cls, enc = page[4], page[5]
     end = "<" if enc == 1 else ">"
-    if cls == 1:
-        ehsize, phsize, phfmt = 52, 32, "IIIIIIII"
-    elif cls == 2:
-        ehsize, phsize, phfmt = 64, 56, "IIQQQQQQ"
-    else:
+    if cls not in (1, 2):
         return None, "bad class"
+    ehdr = {n: (o, w) for n, o, w in EHDR[cls == 2]}
+    ptable = PHDR[cls == 2]
+    ehsize, phsize = end_of(EHDR[cls == 2]), end_of(ptable)
+    phfmt = fmt_of(ptable)
     if len(page) < ehsize:
         return None, "short header"
-    e_type, = struct.unpack_from(end + "H", page, 16)
+
+    def half(name):
+        return struct.unpack_from(end + "H", page, ehdr[name][0])[0]
+    e_type = half("e_type")
     if e_type not in (ET_EXEC, ET_DYN):
         return None, "e_type %d is neither ET_EXEC nor ET_DYN" % e_type
-    e_phnum, = struct.unpack_from(end + "H", page, 56 if cls == 2 else 44)
+    e_phnum = half("e_phnum")
     if e_phnum > (PAGE - ehsize) // phsize:
         return None, "e_phnum %d does not fit in the first page" % e_phnum
     # The kernel reads the program headers at sizeof(Ehdr), not at e_phoff.
@@ -294,11 +384,9 @@ def kernel_build_id(page):
         return None, "program headers past the end of the file"
     reasons = []
     for i in range(e_phnum):
-        f = struct.unpack_from(end + phfmt, page, ehsize + i * phsize)
-        if cls == 2:
-            p_type, p_offset, p_filesz = f[0], f[2], f[5]
-        else:
-            p_type, p_offset, p_filesz = f[0], f[1], f[4]
+        vals = struct.unpack_from(end + phfmt, page, ehsize + i * phsize)
+        f = dict(zip((n for n, _, _ in ptable), vals))
+        p_type, p_offset, p_filesz = f["p_type"], f["p_offset"], f["p_filesz"]
         if p_type != PT_NOTE:
             continue
         note_size = p_filesz & 0xFFFFFFFF       # Elf32_Word in the kernel
