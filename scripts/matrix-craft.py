@@ -31,111 +31,82 @@ Exit status: 0 ok, 2 the input is not an ELF file of the expected form.
 """
 
 import os
-import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "tests"))
+from ebid import BadInput, Fields  # noqa: E402  (the tests' ELF reader)
+
 TRAIL_LEN = 4099
+SHN_XINDEX = PN_XNUM = 0xFFFF
 
 
 class Bad(Exception):
     pass
 
 
-class Ehdr:
-    def __init__(self, d):
-        if d[:4] != b"\x7fELF" or d[4] not in (1, 2) or d[5] not in (1, 2):
-            raise Bad("not an ELF file")
-        self.is64 = d[4] == 2
-        self.e = "<" if d[5] == 1 else ">"
-        # Offsets of e_shoff, e_shentsize/e_shnum/e_shstrndx.
-        self.shoff_at = 0x28 if self.is64 else 0x20
-        self.shoff_fmt = "Q" if self.is64 else "I"
-        self.shent_at = 0x3A if self.is64 else 0x2E
-        (self.shoff,) = struct.unpack_from(self.e + self.shoff_fmt, d,
-                                           self.shoff_at)
-        self.shentsize, self.shnum, self.shstrndx = struct.unpack_from(
-            self.e + "HHH", d, self.shent_at)
-        # Section header field offsets: sh_offset, sh_size, sh_link, sh_addr
-        # and sh_flags, by class.
-        if self.is64:
-            self.f = dict(name=(0, "I"), flags=(8, "Q"), addr=(16, "Q"),
-                          offset=(24, "Q"), size=(32, "Q"), link=(40, "I"),
-                          info=(44, "I"))
-        else:
-            self.f = dict(name=(0, "I"), flags=(8, "I"), addr=(12, "I"),
-                          offset=(16, "I"), size=(20, "I"), link=(24, "I"),
-                          info=(28, "I"))
-
-    def get(self, d, i, field):
-        off, fmt = self.f[field]
-        return struct.unpack_from(self.e + fmt, d,
-                                  self.shoff + i * self.shentsize + off)[0]
-
-    def put(self, d, i, field, value):
-        off, fmt = self.f[field]
-        struct.pack_into(self.e + fmt, d,
-                         self.shoff + i * self.shentsize + off, value)
-
-
 def noshdr(d):
-    h = Ehdr(d)
-    struct.pack_into(h.e + h.shoff_fmt, d, h.shoff_at, 0)
-    struct.pack_into(h.e + "HHH", d, h.shent_at, h.shentsize, 0, 0)
+    h = Fields(d)
+    for name in ("e_shoff", "e_shnum", "e_shstrndx"):
+        h.set(h.ehdr()[name], 0)
 
 
 def xnum(d):
-    h = Ehdr(d)
-    if h.shoff == 0 or h.shnum == 0:
+    h = Fields(d)
+    if h.e_shoff == 0 or h.e_shnum == 0:
         raise Bad("no section headers, or already extended numbering")
-    for field in ("size", "link"):
-        if h.get(d, 0, field) != 0:
-            raise Bad("section 0's sh_%s is not 0" % field)
-    h.put(d, 0, "size", h.shnum)
-    h.put(d, 0, "link", h.shstrndx)
-    struct.pack_into(h.e + "HHH", d, h.shent_at, h.shentsize, 0, 0xFFFF)
+    sh0 = h.shdr(0)
+    for field in ("sh_size", "sh_link"):
+        if sh0[field].value != 0:
+            raise Bad("section 0's %s is not 0" % field)
+    h.set(sh0["sh_size"], h.e_shnum)
+    h.set(sh0["sh_link"], h.e_shstrndx)
+    h.set(h.ehdr()["e_shnum"], 0)
+    h.set(h.ehdr()["e_shstrndx"], SHN_XINDEX)
 
 
 def pnxnum(d):
-    h = Ehdr(d)
-    if h.shoff == 0 or h.shnum == 0:
+    h = Fields(d)
+    if h.e_shoff == 0 or h.e_shnum == 0:
         raise Bad("PN_XNUM needs section 0")
-    if h.get(d, 0, "info") != 0:
+    sh0 = h.shdr(0)
+    if sh0["sh_info"].value != 0:
         raise Bad("section 0's sh_info is not 0")
-    phnum_at = 0x38 if h.is64 else 0x2C
-    phnum, = struct.unpack_from(h.e + "H", d, phnum_at)
-    h.put(d, 0, "info", phnum)
-    struct.pack_into(h.e + "H", d, phnum_at, 0xFFFF)
+    h.set(sh0["sh_info"], h.e_phnum)
+    h.set(h.ehdr()["e_phnum"], PN_XNUM)
 
 
 def unxnum(d):
-    h = Ehdr(d)
-    if h.shoff == 0 or (h.shnum != 0 and h.shstrndx != 0xFFFF):
+    h = Fields(d)
+    if h.e_shoff == 0 or (h.e_shnum != 0 and h.e_shstrndx != SHN_XINDEX):
         raise Bad("not extended numbering (e_shnum not 0, e_shstrndx not "
                   "SHN_XINDEX)")
-    shnum, shstrndx = h.shnum or h.get(d, 0, "size"), h.shstrndx
-    if h.shstrndx == 0xFFFF:
-        shstrndx = h.get(d, 0, "link")
+    sh0 = h.shdr(0)
+    shnum, shstrndx = h.e_shnum or sh0["sh_size"].value, h.e_shstrndx
+    if h.e_shstrndx == SHN_XINDEX:
+        shstrndx = sh0["sh_link"].value
     if shnum >= 0xFF00 or shstrndx >= 0xFF00:
         raise Bad("%d sections need extended numbering" % shnum)
-    h.put(d, 0, "size", 0)
-    h.put(d, 0, "link", 0)
-    struct.pack_into(h.e + "HHH", d, h.shent_at, h.shentsize, shnum, shstrndx)
+    h.set(sh0["sh_size"], 0)
+    h.set(sh0["sh_link"], 0)
+    h.set(h.ehdr()["e_shnum"], shnum)
+    h.set(h.ehdr()["e_shstrndx"], shstrndx)
 
 
 def shstrtab_end(d):
-    h = Ehdr(d)
-    if h.shnum == 0 or h.shstrndx >= h.shnum:
+    h = Fields(d)
+    if h.e_shnum == 0 or h.e_shstrndx >= h.e_shnum:
         raise Bad("no usable e_shstrndx")
-    i = h.shstrndx
-    off, size = h.get(d, i, "offset"), h.get(d, i, "size")
-    if h.get(d, i, "flags") & 2:
+    sh = h.shdr(h.e_shstrndx)
+    off, size = sh["sh_offset"].value, sh["sh_size"].value
+    if sh["sh_flags"].value & 2:
         raise Bad(".shstrtab is SHF_ALLOC")
     table = bytes(d[off:off + size])
     pad = (-len(d)) % 8
     new_off = len(d) + pad
     d.extend(bytes(pad) + table)
-    h.put(d, i, "offset", new_off)
-    h.put(d, i, "addr", 0)
+    h.set(sh["sh_offset"], new_off)
+    h.set(sh["sh_addr"], 0)
 
 
 def trail(d, out):
@@ -172,7 +143,7 @@ def main(argv):
             shstrtab_end(d)
         else:
             trail(d, dst[:-4] if dst.endswith(".tmp") else dst)
-    except (Bad, struct.error) as e:
+    except (Bad, BadInput) as e:
         print("matrix-craft: '%s': %s: %s" % (src, how, e), file=sys.stderr)
         return 2
     with open(dst, "wb") as f:
