@@ -48,6 +48,8 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "tests"))
+import ebid  # noqa: E402  (the tests' ELF reader: the oracle)
 GO_BASES = ("plain", "sw", "nobuildid")
 SMALL_BASES = ("tiny", "tinynb", "mini64", "mini32be", "minigo64",
                "minigo32be")
@@ -102,32 +104,30 @@ class Writer:
             self.buf.extend(bytes(off + len(data) - len(self.buf)))
         self.buf[off:off + len(data)] = data
 
+    def header(self, off, table, **values):
+        self.raw(off, ebid.pack(table, self.e, **values))
+
     def ehdr(self, machine, entry, phoff, shoff, phnum, shnum, shstrndx):
         ident = b"\x7fELF" + bytes([2 if self.is64 else 1,
                                     2 if self.e == ">" else 1, 1, 0])
         self.raw(0, ident + bytes(8))
-        if self.is64:
-            self.put(16, "HHIQQQIHHHHHH", 2, machine, 1, entry, phoff, shoff,
-                     0, 64, 56, phnum, 64, shnum, shstrndx)
-        else:
-            self.put(16, "HHIIIIIHHHHHH", 2, machine, 1, entry, phoff, shoff,
-                     0, 52, 32, phnum, 40, shnum, shstrndx)
+        self.header(16, ebid.EHDR[self.is64], e_type=2, e_machine=machine,
+                    e_version=1, e_entry=entry, e_phoff=phoff, e_shoff=shoff,
+                    e_ehsize=ebid.end_of(ebid.EHDR[self.is64]),
+                    e_phentsize=ebid.end_of(ebid.PHDR[self.is64]),
+                    e_phnum=phnum,
+                    e_shentsize=ebid.end_of(ebid.SHDR[self.is64]),
+                    e_shnum=shnum, e_shstrndx=shstrndx)
 
     def phdr(self, off, ptype, flags, poff, vaddr, filesz, memsz, align):
-        if self.is64:
-            self.put(off, "IIQQQQQQ", ptype, flags, poff, vaddr, vaddr, filesz,
-                     memsz, align)
-        else:
-            self.put(off, "IIIIIIII", ptype, poff, vaddr, vaddr, filesz, memsz,
-                     flags, align)
+        self.header(off, ebid.PHDR[self.is64], p_type=ptype, p_flags=flags,
+                    p_offset=poff, p_vaddr=vaddr, p_paddr=vaddr,
+                    p_filesz=filesz, p_memsz=memsz, p_align=align)
 
     def shdr(self, off, name, stype, flags, addr, soff, size, align):
-        if self.is64:
-            self.put(off, "IIQQQQIIQQ", name, stype, flags, addr, soff, size,
-                     0, 0, align, 0)
-        else:
-            self.put(off, "IIIIIIIIII", name, stype, flags, addr, soff, size,
-                     0, 0, align, 0)
+        self.header(off, ebid.SHDR[self.is64], sh_name=name, sh_type=stype,
+                    sh_flags=flags, sh_addr=addr, sh_offset=soff,
+                    sh_size=size, sh_addralign=align)
 
     def note(self, off, name, ntype, desc):
         self.put(off, "III", len(name), len(desc), ntype)
@@ -268,84 +268,36 @@ def make_small(small_dir):
 # Field maps of a good file
 
 
-class Layout:
-    """Where each header field of a good ELF file lies."""
+# The corrupt files keep the ident bytes a reader checks first.
+IDENT_CASES = ("EI_MAG0", "EI_MAG3", "EI_CLASS", "EI_DATA", "EI_VERSION",
+               "EI_OSABI")
+
+
+class Layout(ebid.Fields):
+    """Where each header field of a good ELF file lies (tests/ebid.py's
+    reader): phdrs and shdrs are lists of {field: Field}, notes() maps the
+    notes in SHT_NOTE sections and PT_NOTE segments."""
 
     def __init__(self, data):
-        self.data = data
-        self.is64 = data[4] == 2
-        self.e = ">" if data[5] == 2 else "<"
-        self.size = len(data)
-        if self.is64:
-            (self.phoff, self.shoff) = struct.unpack_from(self.e + "QQ", data, 32)
-            (self.phentsize, self.phnum, self.shentsize, self.shnum,
-             self.shstrndx) = struct.unpack_from(self.e + "HHHHH", data, 54)
-        else:
-            (self.phoff, self.shoff) = struct.unpack_from(self.e + "II", data, 28)
-            (self.phentsize, self.phnum, self.shentsize, self.shnum,
-             self.shstrndx) = struct.unpack_from(self.e + "HHHHH", data, 42)
-        self.phdrs = [self.phdr(i) for i in range(self.phnum)]
-        self.shdrs = [self.shdr(i) for i in range(self.shnum)]
-
-    def get(self, off, width):
-        fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}[width]
-        return struct.unpack_from(self.e + fmt, self.data, off)[0]
-
-    def phdr(self, i):
-        base = self.phoff + i * self.phentsize
-        if self.is64:
-            spec = [("p_type", 0, 4), ("p_flags", 4, 4), ("p_offset", 8, 8),
-                    ("p_vaddr", 16, 8), ("p_paddr", 24, 8),
-                    ("p_filesz", 32, 8), ("p_memsz", 40, 8),
-                    ("p_align", 48, 8)]
-        else:
-            spec = [("p_type", 0, 4), ("p_offset", 4, 4), ("p_vaddr", 8, 4),
-                    ("p_paddr", 12, 4), ("p_filesz", 16, 4),
-                    ("p_memsz", 20, 4), ("p_flags", 24, 4), ("p_align", 28, 4)]
-        return {n: (base + o, w, self.get(base + o, w)) for n, o, w in spec}
-
-    def shdr(self, i):
-        base = self.shoff + i * self.shentsize
-        a = 8 if self.is64 else 4
-        spec, o = [], 0
-        for n, w in (("sh_name", 4), ("sh_type", 4), ("sh_flags", a),
-                     ("sh_addr", a), ("sh_offset", a), ("sh_size", a),
-                     ("sh_link", 4), ("sh_info", 4), ("sh_addralign", a),
-                     ("sh_entsize", a)):
-            spec.append((n, o, w))
-            o += w
-        return {n: (base + o, w, self.get(base + o, w)) for n, o, w in spec}
+        super().__init__(data)
+        self.e, self.size = self.end, len(data)
+        self.phdrs = [self.phdr(i) for i in range(self.e_phnum)]
+        self.shdrs = [self.shdr(i) for i in range(self.e_shnum)]
 
     def ehdr_fields(self):
-        if self.is64:
-            spec = [("e_type", 16, 2), ("e_machine", 18, 2),
-                    ("e_version", 20, 4), ("e_entry", 24, 8),
-                    ("e_phoff", 32, 8), ("e_shoff", 40, 8), ("e_flags", 48, 4),
-                    ("e_ehsize", 52, 2), ("e_phentsize", 54, 2),
-                    ("e_phnum", 56, 2), ("e_shentsize", 58, 2),
-                    ("e_shnum", 60, 2), ("e_shstrndx", 62, 2)]
-        else:
-            spec = [("e_type", 16, 2), ("e_machine", 18, 2),
-                    ("e_version", 20, 4), ("e_entry", 24, 4),
-                    ("e_phoff", 28, 4), ("e_shoff", 32, 4), ("e_flags", 36, 4),
-                    ("e_ehsize", 40, 2), ("e_phentsize", 42, 2),
-                    ("e_phnum", 44, 2), ("e_shentsize", 46, 2),
-                    ("e_shnum", 48, 2), ("e_shstrndx", 50, 2)]
-        spec = [("EI_MAG0", 0, 1), ("EI_MAG3", 3, 1), ("EI_CLASS", 4, 1),
-                ("EI_DATA", 5, 1), ("EI_VERSION", 6, 1),
-                ("EI_OSABI", 7, 1)] + spec
-        return {n: (o, w, self.get(o, w)) for n, o, w in spec}
+        return {n: f for n, f in self.ehdr().items()
+                if n in IDENT_CASES or not n.startswith("EI_")}
 
     def shstr(self):
-        if self.shstrndx >= len(self.shdrs):
+        if self.e_shstrndx >= len(self.shdrs):
             return b""
-        sh = self.shdrs[self.shstrndx]
-        off, size = sh["sh_offset"][2], sh["sh_size"][2]
+        sh = self.shdrs[self.e_shstrndx]
+        off, size = sh["sh_offset"].value, sh["sh_size"].value
         return self.data[off:off + size]
 
     def name_of(self, i):
         tab = self.shstr()
-        n = self.shdrs[i]["sh_name"][2]
+        n = self.shdrs[i]["sh_name"].value
         return tab[n:].split(b"\0", 1)[0].decode("latin-1")
 
     def notes(self):
@@ -354,22 +306,16 @@ class Layout:
         found = {}
         ranges = []
         for i, sh in enumerate(self.shdrs):
-            if sh["sh_type"][2] == SHT_NOTE:
-                ranges.append(("sh%02d" % i, sh["sh_offset"][2],
-                               sh["sh_size"][2], sh["sh_addralign"][2]))
+            if sh["sh_type"].value == SHT_NOTE:
+                ranges.append(("sh%02d" % i, sh["sh_offset"].value,
+                               sh["sh_size"].value, sh["sh_addralign"].value))
         for i, ph in enumerate(self.phdrs):
-            if ph["p_type"][2] == PT_NOTE:
-                ranges.append(("ph%02d" % i, ph["p_offset"][2],
-                               ph["p_filesz"][2], ph["p_align"][2]))
+            if ph["p_type"].value == PT_NOTE:
+                ranges.append(("ph%02d" % i, ph["p_offset"].value,
+                               ph["p_filesz"].value, ph["p_align"].value))
         for where, off, size, align in ranges:
-            align = 8 if align == 8 else 4
-            pos, end = off, off + size
-            while pos + 12 <= end:
-                namesz, descsz, _ = struct.unpack_from(self.e + "III",
-                                                       self.data, pos)
-                found.setdefault(pos, (where, end))
-                pos += 12 + ((namesz + align - 1) & ~(align - 1)) + \
-                    ((descsz + align - 1) & ~(align - 1))
+            for pos, _, _, _, _, _ in super().notes(off, size, align):
+                found.setdefault(pos, (where, off + size))
         return found
 
 
@@ -386,8 +332,8 @@ def values_for(field, width, orig, lay, ctx):
         v += [("eof", S), ("eof+1", S + 1), ("eof-1", S - 1),
               ("misalign+1", orig + 1), ("minus1", orig - 1),
               ("2^31", 1 << 31), ("2^32", 1 << 32),
-              ("overlap-ehdr", 16), ("overlap-phdrs", lay.phoff),
-              ("overlap-shdrs", lay.shoff)]
+              ("overlap-ehdr", 16), ("overlap-phdrs", lay.e_phoff),
+              ("overlap-shdrs", lay.e_shoff)]
         other = ctx.get("other_off")
         if other is not None:
             v.append(("overlap-next", other))
@@ -402,14 +348,14 @@ def values_for(field, width, orig, lay, ctx):
         v += [("misalign+1", orig + 1), ("plus-page", orig + PAGE)]
     elif field == "e_phnum":
         v += [("plus1", orig + 1), ("minus1", orig - 1), ("pn_xnum", 0xFFFF),
-              ("past-eof", (S - lay.phoff) // max(lay.phentsize, 1) + 1),
-              ("past-page", PAGE // max(lay.phentsize, 1) + 1)]
+              ("past-eof", (S - lay.e_phoff) // max(lay.e_phentsize, 1) + 1),
+              ("past-page", PAGE // max(lay.e_phentsize, 1) + 1)]
     elif field == "e_shnum":
         v += [("plus1", orig + 1), ("minus1", orig - 1),
               ("shn_loreserve", 0xFF00),
-              ("past-eof", (S - lay.shoff) // max(lay.shentsize, 1) + 1)]
+              ("past-eof", (S - lay.e_shoff) // max(lay.e_shentsize, 1) + 1)]
     elif field == "e_shstrndx":
-        v += [("shnum", lay.shnum), ("shnum-1", lay.shnum - 1),
+        v += [("shnum", lay.e_shnum), ("shnum-1", lay.e_shnum - 1),
               ("plus1", orig + 1), ("shn_xindex", 0xFFFF),
               ("shn_loreserve", 0xFF00)]
     elif field in ("e_ehsize", "e_phentsize", "e_shentsize"):
@@ -439,7 +385,7 @@ def values_for(field, width, orig, lay, ctx):
             if k >= 0:
                 v.append(("name-" + want[1:-1].decode(), k))
     elif field in ("sh_link", "sh_info"):
-        v += [("shnum", lay.shnum), ("plus1", orig + 1)]
+        v += [("shnum", lay.e_shnum), ("plus1", orig + 1)]
     elif field == "e_type":
         v = [("et_none", 0), ("et_rel", 1), ("et_exec", 2), ("et_dyn", 3),
              ("et_core", 4), ("et_loproc", 0xFF00), ("max", M)]
@@ -496,9 +442,8 @@ class Case:
 
 
 def patched(data, off, width, val, e):
-    fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}[width]
     b = bytearray(data)
-    struct.pack_into(e + fmt, b, off, val)
+    struct.pack_into(e + ebid.WIDTH_FMT[width], b, off, val)
     return bytes(b)
 
 
@@ -548,10 +493,10 @@ def boundaries(lay):
     """Interesting truncation lengths of a big file: every structure edge."""
     cuts = {0, 1, 4, 15, 16, 17, 51, 52, 63, 64, PAGE - 1, PAGE, PAGE + 1,
             lay.size // 2, lay.size - 1}
-    edges = [lay.phoff, lay.phoff + lay.phnum * lay.phentsize, lay.shoff,
-             lay.shoff + lay.shnum * lay.shentsize]
-    for i in range(lay.phnum):
-        edges.append(lay.phoff + (i + 1) * lay.phentsize)
+    edges = [lay.e_phoff, lay.e_phoff + lay.e_phnum * lay.e_phentsize, lay.e_shoff,
+             lay.e_shoff + lay.e_shnum * lay.e_shentsize]
+    for i in range(lay.e_phnum):
+        edges.append(lay.e_phoff + (i + 1) * lay.e_phentsize)
         p = lay.phdrs[i]
         edges += [p["p_offset"][2], p["p_offset"][2] + p["p_filesz"][2]]
     for s in lay.shdrs:
@@ -581,7 +526,7 @@ def hostile_cases(bases):
         data = bases["tiny"]
         lay = Layout(data)
         e = lay.e
-        nsh = next(i for i in range(lay.shnum)
+        nsh = next(i for i in range(lay.e_shnum)
                    if lay.name_of(i) == ".note.gnu.build-id")
         nph = next(i for i, p in enumerate(lay.phdrs)
                    if p["p_type"][2] == PT_NOTE)
@@ -680,9 +625,9 @@ def hostile_cases(bases):
         seg("segment-at-ehdr", "PT_NOTE at offset 0 over the ELF header",
             off=0, filesz=64)
         seg("segment-at-phdrs", "PT_NOTE over the program headers",
-            off=lay.phoff, filesz=lay.phnum * lay.phentsize)
+            off=lay.e_phoff, filesz=lay.e_phnum * lay.e_phentsize)
         seg("segment-at-shdrs", "PT_NOTE over the section headers",
-            off=lay.shoff, filesz=lay.shnum * lay.shentsize)
+            off=lay.e_shoff, filesz=lay.e_shnum * lay.e_shentsize)
         seg("segment-to-eof", "PT_NOTE from the note to EOF",
             filesz=len(data) - note_off)
         seg("segment-past-eof", "PT_NOTE from the note to EOF + 1",
@@ -691,11 +636,11 @@ def hostile_cases(bases):
         def dup_pt():
             b = bytearray(data)
             # Turn every other program header into a copy of the PT_NOTE.
-            src = lay.phoff + nph * lay.phentsize
-            for i in range(lay.phnum):
+            src = lay.e_phoff + nph * lay.e_phentsize
+            for i in range(lay.e_phnum):
                 if i != nph and lay.phdrs[i]["p_type"][2] != PT_LOAD:
-                    d = lay.phoff + i * lay.phentsize
-                    b[d:d + lay.phentsize] = data[src:src + lay.phentsize]
+                    d = lay.e_phoff + i * lay.e_phentsize
+                    b[d:d + lay.e_phentsize] = data[src:src + lay.e_phentsize]
             return bytes(b)
         cases.append(Case("tiny.hostile.duplicate-pt-note", "tiny", "hostile",
                           "two PT_NOTEs covering the same note", dup_pt))
@@ -703,7 +648,7 @@ def hostile_cases(bases):
         def dup_sec():
             b = bytearray(data)
             # .comment renamed to .note.gnu.build-id, typed SHT_NOTE.
-            for i in range(lay.shnum):
+            for i in range(lay.e_shnum):
                 if lay.name_of(i) == ".comment":
                     struct.pack_into(e + "II", b, lay.shdrs[i]["sh_name"][0],
                                      sh["sh_name"][2], SHT_NOTE)
@@ -752,7 +697,7 @@ def hostile_cases(bases):
         def go_full_gap():
             # No zero gap: junk from the section headers up to the note.
             b = bytearray(data)
-            end = lay.shoff + lay.shnum * lay.shentsize
+            end = lay.e_shoff + lay.e_shnum * lay.e_shentsize
             b[end:ph["p_offset"][2]] = b"\xa5" * (ph["p_offset"][2] - end)
             return bytes(b)
         cases.append(Case("minigo64.hostile.no-zero-gap", "minigo64",
