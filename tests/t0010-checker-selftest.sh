@@ -8,24 +8,16 @@ require_fixtures existing reserved plain
 # Grow the PT_NOTE that covers .note.go.buildid so that it also covers the
 # GNU note Go's linker put right after it (what ELF-FACTS.md says fixes it).
 grow_pt_note() { # FILE BYTES
-	python3 - "$1" "$2" <<'PY'
-import struct, sys
+	PYTHONPATH=$(dirname "$EBID_PY") python3 - "$1" "$2" <<'PY'
+import sys
+from ebid import Fields, PT_NOTE
 path, extra = sys.argv[1], int(sys.argv[2])
 d = bytearray(open(path, 'rb').read())
-e = '<' if d[5] == 1 else '>'
-if d[4] == 2:   # ELF64: phoff at 32, phnum at 56; p_filesz, p_memsz at +32
-    phoff, = struct.unpack_from(e + 'Q', d, 32)
-    phnum, = struct.unpack_from(e + 'H', d, 56)
-    size, fmt, at = 56, 'QQ', 32
-else:           # ELF32: phoff at 28, phnum at 44; p_filesz, p_memsz at +16
-    phoff, = struct.unpack_from(e + 'I', d, 28)
-    phnum, = struct.unpack_from(e + 'H', d, 44)
-    size, fmt, at = 32, 'II', 16
-for i in range(phnum):
-    o = phoff + size * i
-    if struct.unpack_from(e + 'I', d, o)[0] == 4:
-        filesz, memsz = struct.unpack_from(e + fmt, d, o + at)
-        struct.pack_into(e + fmt, d, o + at, filesz + extra, memsz + extra)
+h = Fields(d)
+for ph in (h.phdr(i) for i in range(h.e_phnum)):
+    if ph['p_type'].value == PT_NOTE:
+        h.set(ph['p_filesz'], ph['p_filesz'].value + extra)
+        h.set(ph['p_memsz'], ph['p_memsz'].value + extra)
         break
 else:
     sys.exit('no PT_NOTE')
