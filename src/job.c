@@ -146,144 +146,165 @@ static int undo_interrupted(struct ebid_job *job, int fd, bool writable,
 	return ret < 0 ? ret : 0;
 }
 
-int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
+/*
+ * Opens the input under its lock, held from the first read to the commit
+ * so that runs on one file act one after another, and makes sure it is
+ * one the job may read: a regular file, the inode the walk found (or one
+ * without other hard links), no interrupted --in-place run left in it.
+ * The descriptor, or a negative code.
+ */
+static int open_input(struct ebid_job *job, bool in_place, struct stat *st,
+		      char *err, size_t errlen)
 {
-	struct ebid_src src = { .fd = -1 };
-	struct ebid_commit c;
-	struct ebid_at out;
-	struct stat st;
-	bool in_place = job->in_place && !job->dry_run && !job->output;
 	/* Only a run that writes the file itself excludes the others. */
 	bool exclusive = !job->dry_run && !job->output;
-	int ret;
+	int fd, ret;
 
-	ebid_commit_init(&c);
-	ebid_at_init(&out);
-	memset(&job->plan, 0, sizeof(job->plan));
-	memset(&job->elf, 0, sizeof(job->elf));
-	job->changed = false;
-	job->skipped = NULL;
-	job->id_len = 0;
-
-	/* Held from the first read to the commit: runs on a file serialise. */
-	src.fd = ebid_open_locked(job->at, in_place ? O_RDWR : O_RDONLY,
-				  exclusive, job->lock_timeout_ms, &st, err,
-				  errlen);
-	if (src.fd < 0) {
-		ret = src.fd;
-		if (ret == -ETXTBSY)
-			ebid_err(err, errlen, ret,
-				 "cannot open for in-place writing: file is being executed (without --in-place it is replaced by rename instead)");
-		else if (in_place && !strncmp(err, "cannot open: ", 13))
-			ebid_err(err, errlen, ret,
-				 "cannot open for in-place writing: %s",
-				 strerror(-ret));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
+	fd = ebid_open_locked(job->at, in_place ? O_RDWR : O_RDONLY,
+			      exclusive, job->lock_timeout_ms, st, err, errlen);
+	if (fd == -ETXTBSY)
+		return ebid_err(err, errlen, fd,
+				"cannot open for in-place writing: file is being executed (without --in-place it is replaced by rename instead)");
+	if (fd < 0 && in_place && !strncmp(err, "cannot open: ", 13))
+		return ebid_err(err, errlen, fd,
+				"cannot open for in-place writing: %s",
+				strerror(-fd));
+	if (fd < 0)
+		return fd;
+	if (!S_ISREG(st->st_mode))
 		ret = ebid_err(err, errlen, -EBID_ENOTELF, "%s",
-			       S_ISDIR(st.st_mode)
+			       S_ISDIR(st->st_mode)
 				       ? "is a directory (use -r to walk it)"
 				       : "not a regular file");
-		goto out;
-	}
 	/*
 	 * Replaced since the walk by a hard link of a file elsewhere: the
 	 * links outside are not ours to change.
 	 */
-	if (job->walk_ino && st.st_nlink > 1 &&
-	    ((uint64_t)st.st_ino != job->walk_ino ||
-	     (uint64_t)st.st_dev != job->walk_dev)) {
+	else if (job->walk_ino && st->st_nlink > 1 &&
+		 ((uint64_t)st->st_ino != job->walk_ino ||
+		  (uint64_t)st->st_dev != job->walk_dev))
 		ret = ebid_err(err, errlen, -EBID_ECHANGED,
 			       "replaced during the run by a file with %ju hard links; left as it is",
-			       (uintmax_t)st.st_nlink);
-		goto out;
-	}
-	if (ebid_inplace_pending(job->at)) {
-		ret = undo_interrupted(job, src.fd, in_place, &st, err, errlen);
-		if (ret)
-			goto out;
-	}
-	src.size = (uint64_t)st.st_size;
-	ret = ebid_elf_read(&job->elf, &src, err, errlen);
-	if (ret == -EBID_ENOTELF && job->skip_non_programs) {
-		job->skipped = "not an ELF file";
+			       (uintmax_t)st->st_nlink);
+	else if (ebid_inplace_pending(job->at))
+		ret = undo_interrupted(job, fd, in_place, st, err, errlen);
+	else
 		ret = 0;
-		goto out;
+	if (ret) {
+		close(fd);
+		return ret;
 	}
-	if (ret)
-		goto out;
-	if (job->skip_non_programs &&
-	    !ebid_elf_is_program(&job->elf, &job->skipped)) {
-		ret = 0;
-		goto out;
-	}
-	ret = ebid_plan_make(&job->plan, &job->elf, &src, &job->opts, err,
-			     errlen);
-	if (ret)
-		goto out;
-	job->id_len = job->plan.id_len;
-	memcpy(job->id, job->plan.id, EBID_MAX_ID);
-	if (job->dry_run || (!job->plan.actions && !job->output)) {
-		ret = 0;
-		goto out;
-	}
-	if (in_place) {
-		ret = ebid_apply_hash(&src, &job->plan, job->id, err, errlen);
-		if (ret)
-			goto out;
-		ret = ebid_inplace_write(job->at, src.fd, &st, &job->plan,
-					 job->id, job->preserve_times,
-					 self_check_cb, job, err, errlen);
-		if (!ret)
-			job->changed = true;
-		goto out;
-	}
-	if (!job->output && st.st_nlink > 1) {
-		ret = ebid_err(err, errlen, -EMLINK,
-			       "file has %ju hard links; replacing it would split them (use --in-place, or -o)",
-			       (uintmax_t)st.st_nlink);
-		goto out;
-	}
+	return fd;
+}
+
+/*
+ * The default write mode (and -o): a temporary beside the target, the
+ * self-check, then the rename over it.
+ */
+static int write_replace(struct ebid_job *job, const struct ebid_src *src,
+			 const struct stat *st, char *err, size_t errlen)
+{
+	struct ebid_commit c;
+	struct ebid_at out;
+	int ret;
+
+	ebid_commit_init(&c);
+	ebid_at_init(&out);
+	if (!job->output && st->st_nlink > 1)
+		return ebid_err(err, errlen, -EMLINK,
+				"file has %ju hard links; replacing it would split them (use --in-place, or -o)",
+				(uintmax_t)st->st_nlink);
 	/*
 	 * The directory decides whether a rename may replace the file; the
 	 * file's own mode says whether its owner meant it to be written.
 	 * Honour the second too, as cp and sed -i do.
 	 */
 	if (!job->output && faccessat(job->at->dirfd, job->at->name, W_OK,
-				      AT_EACCESS) != 0) {
-		ret = ebid_err(err, errlen, -errno,
-			       "not writable (mode %04o): %s; nothing changed",
-			       (unsigned)(st.st_mode & 07777), strerror(errno));
-		goto out;
-	}
+				      AT_EACCESS) != 0)
+		return ebid_err(err, errlen, -errno,
+				"not writable (mode %04o): %s; nothing changed",
+				(unsigned)(st->st_mode & 07777),
+				strerror(errno));
 	/* -o: a symlink named as OUT is replaced, not written through. */
-	if (job->output) {
-		ret = ebid_at_named(&out, job->output, false, err, errlen);
-		if (ret)
-			goto out;
-	}
-	ret = ebid_commit_begin(&c, job->output ? out.dirfd : job->at->dirfd,
-				job->output ? out.name : job->at->name,
-				job->temps, err, errlen);
-	if (ret)
-		goto out;
-	ret = ebid_apply_fd(&src, &job->plan, c.fd, job->id, err, errlen);
-	if (ret)
-		goto out;
-	ret = self_check(job, c.fd, err, errlen);
-	if (ret)
-		goto out;
-	ret = ebid_commit_finish(&c, src.fd, &st, !job->output,
-				 job->preserve_times, err, errlen);
-	if (ret)
-		goto out;
-	job->changed = true;
-out:
+	ret = job->output ? ebid_at_named(&out, job->output, false, err, errlen)
+			  : 0;
+	if (!ret)
+		ret = ebid_commit_begin(&c,
+					job->output ? out.dirfd : job->at->dirfd,
+					job->output ? out.name : job->at->name,
+					job->temps, err, errlen);
+	if (!ret)
+		ret = ebid_apply_fd(src, &job->plan, c.fd, job->id, err,
+				    errlen);
+	if (!ret)
+		ret = self_check(job, c.fd, err, errlen);
+	if (!ret)
+		ret = ebid_commit_finish(&c, src->fd, st, !job->output,
+					 job->preserve_times, err, errlen);
 	ebid_commit_abort(&c);
 	ebid_at_release(&out);
-	if (src.fd >= 0)
-		close(src.fd);
+	return ret;
+}
+
+/* Reads and plans the input: 0 with job->skipped set for a non-program. */
+static int read_and_plan(struct ebid_job *job, const struct ebid_src *src,
+			 char *err, size_t errlen)
+{
+	int ret = ebid_elf_read(&job->elf, src, err, errlen);
+
+	if (ret == -EBID_ENOTELF && job->skip_non_programs) {
+		job->skipped = "not an ELF file";
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (job->skip_non_programs &&
+	    !ebid_elf_is_program(&job->elf, &job->skipped))
+		return 0;
+	ret = ebid_plan_make(&job->plan, &job->elf, src, &job->opts, err,
+			     errlen);
+	if (ret)
+		return ret;
+	job->id_len = job->plan.id_len;
+	memcpy(job->id, job->plan.id, EBID_MAX_ID);
+	return 0;
+}
+
+int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
+{
+	struct ebid_src src = { .fd = -1 };
+	struct stat st;
+	bool in_place = job->in_place && !job->dry_run && !job->output;
+	int ret;
+
+	memset(&job->plan, 0, sizeof(job->plan));
+	memset(&job->elf, 0, sizeof(job->elf));
+	job->changed = false;
+	job->skipped = NULL;
+	job->id_len = 0;
+
+	src.fd = open_input(job, in_place, &st, err, errlen);
+	if (src.fd < 0)
+		return src.fd;
+	src.size = (uint64_t)st.st_size;
+	ret = read_and_plan(job, &src, err, errlen);
+	if (ret || job->skipped || job->dry_run ||
+	    (!job->plan.actions && !job->output))
+		goto out;
+	if (in_place) {
+		ret = ebid_apply_hash(&src, &job->plan, job->id, err, errlen);
+		if (!ret)
+			ret = ebid_inplace_write(job->at, src.fd, &st,
+						 &job->plan, job->id,
+						 job->preserve_times,
+						 self_check_cb, job, err,
+						 errlen);
+	} else {
+		ret = write_replace(job, &src, &st, err, errlen);
+	}
+	job->changed = !ret;
+out:
+	close(src.fd);
 	return ret;
 }
 

@@ -53,24 +53,120 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int ebid_perf_buildid(int fd, long timeout_ms, char *hex, size_t hexlen,
-		      char *err, size_t errlen)
+/*
+ * Starts perf buildid-list on the file open at fd with a fixed
+ * environment, its stdout the pipe's write end, in its own process group
+ * (so a timeout kills perf's children too). *pid is -1 if it did not
+ * start.
+ */
+static int spawn_perf(const char *perf, int fd, const char *home,
+		      const int pipefd[2], pid_t *pid, char *err,
+		      size_t errlen)
 {
-	char path[32];
-	int child_fd = 3;
-	char home[] = "/tmp/elf-buildid-perf-XXXXXX";
-	char out[PERF_OUT_MAX + 1];
-	char env_home[64], env_cache[96];
-	const char *perf = find_perf();
+	char path[32], env_home[64], env_cache[96];
+	char a_cmd[] = "buildid-list", a_i[] = "-i";
+	char e_lc[] = "LC_ALL=C", e_path[] = "PATH=/usr/bin:/bin";
+	char e_cfg[] = "PERF_CONFIG=/dev/null", e_pager[] = "PERF_PAGER=cat";
+	char *const argv[] = { (char *)perf, a_cmd, a_i, path, NULL };
+	char *const envp[] = { env_home, env_cache, e_lc, e_path,
+			       e_cfg, e_pager, NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t dflt;
-	bool attr_ready = false;
-	int pipefd[2] = { -1, -1 }, status = 0, ret;
-	bool fa_ready = false, have_home = false, timed_out = false;
+	int child_fd = 3, ret;
+
+	*pid = -1;
+	snprintf(env_home, sizeof(env_home), "HOME=%s", home);
+	snprintf(env_cache, sizeof(env_cache), "PERF_BUILDID_DIR=%s/.debug",
+		 home);
+	/*
+	 * perf reads the inode we hold, through /proc/self/fd: a file
+	 * renamed over the path meanwhile is not what it sees.
+	 */
+	while (child_fd == pipefd[0] || child_fd == pipefd[1])
+		child_fd++;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", child_fd);
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	if (posix_spawnattr_init(&attr) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	}
+	/* perf gets the default disposition of what we ignore. */
+	sigemptyset(&dflt);
+	sigaddset(&dflt, SIGXFSZ);
+	sigaddset(&dflt, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &dflt);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+					       POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setpgroup(&attr, 0);
+	if (posix_spawn_file_actions_adddup2(&fa, fd, child_fd) ||
+	    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
+					     0) ||
+	    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1) ||
+	    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY,
+					     0))
+		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+	else if ((ret = posix_spawn(pid, perf, &fa, &attr, argv, envp))) {
+		*pid = -1;
+		ret = ebid_err(err, errlen, -ret, "cannot run %s: %s", perf,
+			       strerror(ret));
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return ret;
+}
+
+/*
+ * Reads what perf prints until it closes its end or the deadline: the
+ * first PERF_OUT_MAX bytes into out (NUL-terminated), the rest drained.
+ * Returns false on timeout.
+ */
+static bool collect(int rfd, long timeout_ms, char out[PERF_OUT_MAX + 1])
+{
+	long long deadline = now_ms() + timeout_ms;
 	size_t used = 0;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = rfd, .events = POLLIN };
+		long long left = deadline - now_ms();
+		char sink[512];
+		ssize_t n;
+
+		if (left <= 0) {
+			out[used] = '\0';
+			return false;
+		}
+		if (poll(&pfd, 1, (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (!pfd.revents)
+			continue;
+		if (used < PERF_OUT_MAX)
+			n = read(rfd, out + used, PERF_OUT_MAX - used);
+		else
+			n = read(rfd, sink, sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (used < PERF_OUT_MAX)
+			used += (size_t)n;
+	}
+	out[used] = '\0';
+	return true;
+}
+
+int ebid_perf_buildid(int fd, long timeout_ms, char *hex, size_t hexlen,
+		      char *err, size_t errlen)
+{
+	char home[] = "/tmp/elf-buildid-perf-XXXXXX";
+	char out[PERF_OUT_MAX + 1];
+	const char *perf = find_perf();
+	int pipefd[2] = { -1, -1 }, status = 0, ret;
 	pid_t pid = -1;
-	long long deadline;
 
 	hex[0] = '\0';
 	if (!perf)
@@ -80,108 +176,17 @@ int ebid_perf_buildid(int fd, long timeout_ms, char *hex, size_t hexlen,
 		return ebid_err(err, errlen, -errno,
 				"cannot create a private HOME for perf: %s",
 				strerror(errno));
-	have_home = true;
-	snprintf(env_home, sizeof(env_home), "HOME=%s", home);
-	snprintf(env_cache, sizeof(env_cache), "PERF_BUILDID_DIR=%s/.debug",
-		 home);
-	{
-		char a_cmd[] = "buildid-list", a_i[] = "-i";
-		char e_lc[] = "LC_ALL=C", e_path[] = "PATH=/usr/bin:/bin";
-		char e_cfg[] = "PERF_CONFIG=/dev/null";
-		char e_pager[] = "PERF_PAGER=cat";
-		char *const argv[] = { (char *)perf, a_cmd, a_i, path, NULL };
-		char *const envp[] = { env_home, env_cache, e_lc, e_path,
-				       e_cfg, e_pager, NULL };
-
-		if (pipe2(pipefd, O_CLOEXEC) != 0) {
-			ret = ebid_err(err, errlen, -errno, "pipe failed: %s",
-				       strerror(errno));
-			goto out;
-		}
-		if (posix_spawn_file_actions_init(&fa) != 0) {
-			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
-		fa_ready = true;
-		/*
-		 * perf reads the inode we hold, through /proc/self/fd: a
-		 * file renamed over the path meanwhile is not what it sees.
-		 */
-		while (child_fd == pipefd[0] || child_fd == pipefd[1])
-			child_fd++;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", child_fd);
-		if (posix_spawn_file_actions_adddup2(&fa, fd, child_fd) ||
-		    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
-						     O_RDONLY, 0) ||
-		    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1) ||
-		    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
-						     O_WRONLY, 0)) {
-			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
-		/* Its own process group: a timeout kills perf's children too. */
-		if (posix_spawnattr_init(&attr) != 0) {
-			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
-		attr_ready = true;
-		/* perf gets the default disposition of what we ignore. */
-		sigemptyset(&dflt);
-		sigaddset(&dflt, SIGXFSZ);
-		sigaddset(&dflt, SIGPIPE);
-		posix_spawnattr_setsigdefault(&attr, &dflt);
-		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-						       POSIX_SPAWN_SETSIGDEF);
-		posix_spawnattr_setpgroup(&attr, 0);
-		ret = posix_spawn(&pid, perf, &fa, &attr, argv, envp);
-		if (ret) {
-			pid = -1;
-			ret = ebid_err(err, errlen, -ret,
-				       "cannot run %s: %s", perf,
-				       strerror(ret));
-			goto out;
-		}
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		ret = ebid_err(err, errlen, -errno, "pipe failed: %s",
+			       strerror(errno));
+		goto out;
 	}
+	ret = spawn_perf(perf, fd, home, pipefd, &pid, err, errlen);
+	if (ret)
+		goto out;
 	close(pipefd[1]);
 	pipefd[1] = -1;
-
-	deadline = now_ms() + timeout_ms;
-	for (;;) {
-		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
-		long long left = deadline - now_ms();
-		char sink[512];
-		ssize_t n;
-
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		if (poll(&pfd, 1, (int)left) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (!pfd.revents)
-			continue;
-		/* Keep the first PERF_OUT_MAX bytes, drain the rest. */
-		if (used < PERF_OUT_MAX)
-			n = read(pipefd[0], out + used, PERF_OUT_MAX - used);
-		else
-			n = read(pipefd[0], sink, sizeof(sink));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (used < PERF_OUT_MAX)
-			used += (size_t)n;
-	}
-	out[used] = '\0';
-	if (timed_out)
-		kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	pid = -1;
-	if (timed_out) {
+	if (!collect(pipefd[0], timeout_ms, out)) {
 		ret = timeout_ms % 1000
 			      ? ebid_err(err, errlen, -ETIMEDOUT,
 					 "perf buildid-list timed out after %ld ms",
@@ -189,8 +194,11 @@ int ebid_perf_buildid(int fd, long timeout_ms, char *hex, size_t hexlen,
 			      : ebid_err(err, errlen, -ETIMEDOUT,
 					 "perf buildid-list timed out after %ld s",
 					 timeout_ms / 1000);
-		goto out;
+		goto out; /* killed below */
 	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	pid = -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		ret = ebid_err(err, errlen, -EIO,
 			       "perf buildid-list found no build-id (exit status %d)",
@@ -202,10 +210,6 @@ int ebid_perf_buildid(int fd, long timeout_ms, char *hex, size_t hexlen,
 	snprintf(hex, hexlen, "%s", out);
 	ret = 0;
 out:
-	if (fa_ready)
-		posix_spawn_file_actions_destroy(&fa);
-	if (attr_ready)
-		posix_spawnattr_destroy(&attr);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)
@@ -214,7 +218,6 @@ out:
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
-	if (have_home)
-		nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return ret;
 }
