@@ -117,66 +117,13 @@ static void add_check(struct result *r, const char *name,
 		r->status = EXIT_CHECK;
 }
 
-static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
-			struct result *r)
+/* The checks of what readers make of the note: section, size, pt_note. */
+static void check_view(struct result *r, const struct ebid_elf *elf)
 {
-	struct ebid_elf elf;
-	char err[EBID_ERRLEN], phex[128];
-	const struct ebid_note *g = &elf.gnu;
-	const char *why;
+	const struct ebid_note *g = &elf->gnu;
 	struct ebid_note_view view;
-	struct stat st;
-	int ret, fd = -1;
 
-	memset(&elf, 0, sizeof(elf));
-	memset(&st, 0, sizeof(st));
-	/* Read under the shared lock: never a file half written in place. */
-	fd = open_entry(cli, e, &st, err, sizeof(err));
-	ret = fd < 0 ? fd : ebid_elf_open_fd(&elf, fd, err, sizeof(err));
-	/* A directory named without -r would pass a gate that checked nothing. */
-	if (ret == -EBID_ENOTELF && S_ISDIR(st.st_mode)) {
-		r->status = EXIT_FILE;
-		r->outcome = OUT_FAILED;
-		snprintf(r->msg, sizeof(r->msg),
-			 "is a directory (use -r to check the files in it)");
-		goto out;
-	}
-	if (ret == -EBID_ENOTELF) {
-		r->outcome = OUT_SKIPPED;
-		snprintf(r->msg, sizeof(r->msg), "%s", err);
-		goto out;
-	}
-	if (ret) {
-		r->status = EXIT_FILE;
-		r->outcome = OUT_FAILED;
-		snprintf(r->msg, sizeof(r->msg), "%s", err);
-		goto out;
-	}
-	fill_elf_facts(r, &elf);
-	if (!ebid_elf_is_program(&elf, &why)) {
-		r->outcome = OUT_SKIPPED;
-		snprintf(r->msg, sizeof(r->msg), "%s", why);
-		goto out;
-	}
-	add_check(r, "elf", CHECK_PASS, "%s %s", r->elfclass == 2 ? "ELF64" : "ELF32",
-		  ebid_machine_name(r->machine) ? ebid_machine_name(r->machine)
-						: "unknown machine");
-	if (!g->present) {
-		if (ebid_glob_match(cli->allow_missing, cli->nallow_missing,
-				    e->path)) {
-			add_check(r, "note", CHECK_SKIP,
-				  "no GNU build-id note (allowed missing)");
-			snprintf(r->msg, sizeof(r->msg), "(allowed missing)");
-		} else {
-			add_check(r, "note", CHECK_FAIL, "no GNU build-id note");
-		}
-		goto out;
-	}
-	add_check(r, "note", CHECK_PASS, "GNU build-id note at offset 0x%llx",
-		  (unsigned long long)g->note_off);
-	if (g->desc_len <= EBID_MAX_ID)
-		ebid_hex(r->id, g->desc, g->desc_len);
-	ebid_note_view(&elf, &view);
+	ebid_note_view(elf, &view);
 	if (view.by_section)
 		add_check(r, "section", CHECK_PASS, "section [%zu]", g->shndx);
 	else
@@ -194,53 +141,144 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 				  "id is all zeros (reserved, never backfilled)");
 	}
 	if (view.by_kernel)
-		add_check(r, "pt_note", CHECK_PASS, "PT_NOTE [%d] in the first page",
-			  g->pt_index);
+		add_check(r, "pt_note", CHECK_PASS,
+			  "PT_NOTE [%d] in the first page", g->pt_index);
 	else
-		add_check(r, "pt_note", CHECK_FAIL, "%s; the kernel cannot see it",
-			  view.kernel_why);
+		add_check(r, "pt_note", CHECK_FAIL,
+			  "%s; the kernel cannot see it", view.kernel_why);
+}
+
+/* perf buildid-list on the inode we hold must print the same id. */
+static void check_perf(const struct cli *cli, struct result *r, int fd)
+{
+	char err[EBID_ERRLEN], phex[128];
+	int ret;
+
 	if (cli->perf == PERF_OFF) {
 		add_check(r, "perf", CHECK_SKIP, "--perf=off");
-	} else {
-		ret = ebid_perf_buildid(fd, cli->perf_timeout_ms, phex,
-					sizeof(phex), err, sizeof(err));
-		if (ret == -ENOENT && cli->perf == PERF_AUTO)
-			add_check(r, "perf", CHECK_SKIP, "%s", err);
-		else if (ret)
-			add_check(r, "perf", CHECK_FAIL, "%s", err);
-		else if (strcmp(phex, r->id))
-			add_check(r, "perf", CHECK_FAIL,
-				  "perf buildid-list prints %.41s", phex);
-		else
-			add_check(r, "perf", CHECK_PASS,
-				  "perf buildid-list prints the same id");
+		return;
 	}
-	if (cli->content_hash && g->desc_len && g->desc_len <= EBID_MAX_ID) {
-		enum ebid_hash_alg alg = cli->opts.alg;
-		unsigned char id[EBID_MAX_ID];
+	ret = ebid_perf_buildid(fd, cli->perf_timeout_ms, phex, sizeof(phex),
+				err, sizeof(err));
+	if (ret == -ENOENT && cli->perf == PERF_AUTO)
+		add_check(r, "perf", CHECK_SKIP, "%s", err);
+	else if (ret)
+		add_check(r, "perf", CHECK_FAIL, "%s", err);
+	else if (strcmp(phex, r->id))
+		add_check(r, "perf", CHECK_FAIL, "perf buildid-list prints %.41s",
+			  phex);
+	else
+		add_check(r, "perf", CHECK_PASS,
+			  "perf buildid-list prints the same id");
+}
 
-		if (g->desc_len == 16 && alg == EBID_HASH_SHA1)
-			alg = EBID_HASH_MD5;
-		if (ebid_hash_id_len(alg) != g->desc_len)
-			add_check(r, "content", CHECK_FAIL,
-				  "a %u-byte id cannot be a %s content hash",
-				  g->desc_len, ebid_hash_name(alg));
-		else if (ebid_content_id(fd, &elf, alg, id, err,
-					 sizeof(err))) {
-			/* Not a verdict on the file: it could not be read. */
-			r->status = EXIT_FILE;
-			r->outcome = OUT_FAILED;
-			snprintf(r->msg, sizeof(r->msg),
-				 "cannot compute the content hash: %s", err);
-		} else if (memcmp(id, g->desc, g->desc_len))
-			add_check(r, "content", CHECK_FAIL,
-				  "id does not match the file's %s content hash: the file was modified after the id was stamped (stripped?)",
-				  ebid_hash_name(alg));
-		else
-			add_check(r, "content", CHECK_PASS,
-				  "id is the %s content hash",
-				  ebid_hash_name(alg));
+/*
+ * --content-hash: the id is the hash of the file's bytes. A file that
+ * cannot be read for it is an ERROR, not a verdict on the file.
+ */
+static void check_content(const struct cli *cli, struct result *r, int fd,
+			  const struct ebid_elf *elf)
+{
+	const struct ebid_note *g = &elf->gnu;
+	enum ebid_hash_alg alg = cli->opts.alg;
+	unsigned char id[EBID_MAX_ID];
+	char err[EBID_ERRLEN];
+
+	if (g->desc_len == 16 && alg == EBID_HASH_SHA1)
+		alg = EBID_HASH_MD5;
+	if (ebid_hash_id_len(alg) != g->desc_len) {
+		add_check(r, "content", CHECK_FAIL,
+			  "a %u-byte id cannot be a %s content hash",
+			  g->desc_len, ebid_hash_name(alg));
+	} else if (ebid_content_id(fd, elf, alg, id, err, sizeof(err))) {
+		r->status = EXIT_FILE;
+		r->outcome = OUT_FAILED;
+		snprintf(r->msg, sizeof(r->msg),
+			 "cannot compute the content hash: %s", err);
+	} else if (memcmp(id, g->desc, g->desc_len)) {
+		add_check(r, "content", CHECK_FAIL,
+			  "id does not match the file's %s content hash: the file was modified after the id was stamped (stripped?)",
+			  ebid_hash_name(alg));
+	} else {
+		add_check(r, "content", CHECK_PASS, "id is the %s content hash",
+			  ebid_hash_name(alg));
 	}
+}
+
+/*
+ * Opens e's file under its shared lock (never a file half written in
+ * place) and reads it: the descriptor, or -1 with r saying why (an ERROR,
+ * or a SKIP for what is not a program).
+ */
+static int verify_open(const struct cli *cli, const struct ebid_walk_entry *e,
+		       struct ebid_elf *elf, struct result *r)
+{
+	char err[EBID_ERRLEN];
+	const char *why;
+	struct stat st;
+	int fd, ret;
+
+	memset(&st, 0, sizeof(st));
+	fd = open_entry(cli, e, &st, err, sizeof(err));
+	ret = fd < 0 ? fd : ebid_elf_open_fd(elf, fd, err, sizeof(err));
+	if (!ret && ebid_elf_is_program(elf, &why)) {
+		fill_elf_facts(r, elf);
+		return fd;
+	}
+	if (!ret) {
+		fill_elf_facts(r, elf);
+		r->outcome = OUT_SKIPPED;
+		snprintf(r->msg, sizeof(r->msg), "%s", why);
+	} else if (ret == -EBID_ENOTELF && S_ISDIR(st.st_mode)) {
+		/* Named without -r, it would pass a gate that checked nothing. */
+		r->status = EXIT_FILE;
+		r->outcome = OUT_FAILED;
+		snprintf(r->msg, sizeof(r->msg),
+			 "is a directory (use -r to check the files in it)");
+	} else {
+		r->status = ret == -EBID_ENOTELF ? EXIT_OK : EXIT_FILE;
+		r->outcome = ret == -EBID_ENOTELF ? OUT_SKIPPED : OUT_FAILED;
+		snprintf(r->msg, sizeof(r->msg), "%s", err);
+	}
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
+			struct result *r)
+{
+	struct ebid_elf elf;
+	const struct ebid_note *g = &elf.gnu;
+	int fd;
+
+	memset(&elf, 0, sizeof(elf));
+	fd = verify_open(cli, e, &elf, r);
+	if (fd < 0)
+		goto out;
+	add_check(r, "elf", CHECK_PASS, "%s %s",
+		  r->elfclass == 2 ? "ELF64" : "ELF32",
+		  ebid_machine_name(r->machine) ? ebid_machine_name(r->machine)
+						: "unknown machine");
+	if (!g->present) {
+		if (ebid_glob_match(cli->allow_missing, cli->nallow_missing,
+				    e->path)) {
+			add_check(r, "note", CHECK_SKIP,
+				  "no GNU build-id note (allowed missing)");
+			snprintf(r->msg, sizeof(r->msg), "(allowed missing)");
+		} else {
+			add_check(r, "note", CHECK_FAIL, "no GNU build-id note");
+		}
+		goto out;
+	}
+	add_check(r, "note", CHECK_PASS, "GNU build-id note at offset 0x%llx",
+		  (unsigned long long)g->note_off);
+	if (g->desc_len <= EBID_MAX_ID)
+		ebid_hex(r->id, g->desc, g->desc_len);
+	check_view(r, &elf);
+	check_perf(cli, r, fd);
+	if (cli->content_hash && g->desc_len && g->desc_len <= EBID_MAX_ID)
+		check_content(cli, r, fd, &elf);
 out:
 	if (!r->outcome)
 		r->outcome = r->status ? OUT_FAIL : OUT_PASS;
