@@ -206,67 +206,64 @@ static int journal_range(int jfd, uint64_t *pos, int fd, uint64_t off,
 	return ret;
 }
 
-int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
-		       const struct ebid_plan *plan, const unsigned char *id,
-		       bool preserve_times, ebid_check_fn check, void *arg,
-		       char *err, size_t errlen)
+/*
+ * Writes the journal jp: the original bytes of every range the plan
+ * writes, synced with its directory. jfd receives its descriptor.
+ */
+static int write_journal(const struct ebid_at *at, const char *jp, int fd,
+			 const struct stat *st, const struct ebid_plan *plan,
+			 int *jfd, char *err, size_t errlen)
 {
-	char *jp = journal_name(at);
 	unsigned char hdr[40];
 	uint64_t pos = 40, count = plan->npatches + (plan->fill ? 1 : 0);
-	int jfd = -1, ret;
 	size_t i;
-	bool have_journal = false, touched = false;
+	int ret;
 
-	if (!jp)
-		return ebid_err(err, errlen, -ENOMEM, "out of memory");
-	/* Read and hashed: the bytes must still be the ones we read. */
-	ret = changed_since(fd, st, plan->in_size, true, err, errlen);
-	if (ret)
-		goto out;
-	jfd = openat(at->dirfd, jp,
-		     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (jfd < 0) {
-		ret = ebid_err(err, errlen, -errno,
-			       "cannot create journal '%s': %s", jp,
-			       strerror(errno));
-		goto out;
-	}
-	have_journal = true;
+	*jfd = openat(at->dirfd, jp,
+		      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		      0600);
+	if (*jfd < 0)
+		return ebid_err(err, errlen, -errno,
+				"cannot create journal '%s': %s", jp,
+				strerror(errno));
 	memcpy(hdr, JNL_MAGIC, 8);
 	put64(hdr + 8, (uint64_t)st->st_dev);
 	put64(hdr + 16, (uint64_t)st->st_ino);
 	put64(hdr + 24, plan->in_size);
 	put64(hdr + 32, count);
-	ret = ebid_pwrite_full(jfd, hdr, sizeof(hdr), 0);
+	ret = ebid_pwrite_full(*jfd, hdr, sizeof(hdr), 0);
 	for (i = 0; !ret && i < plan->npatches; i++)
-		ret = journal_range(jfd, &pos, fd, plan->patches[i].off,
+		ret = journal_range(*jfd, &pos, fd, plan->patches[i].off,
 				    plan->patches[i].len, plan->in_size);
 	if (!ret && plan->fill)
-		ret = journal_range(jfd, &pos, fd, plan->id_off, plan->id_len,
+		ret = journal_range(*jfd, &pos, fd, plan->id_off, plan->id_len,
 				    plan->in_size);
-	if (!ret && fsync(jfd) != 0)
+	if (!ret && fsync(*jfd) != 0)
 		ret = -errno;
 	if (!ret)
 		ret = sync_dir_of(at);
-	if (ret) {
-		ret = ebid_err(err, errlen, ret, "cannot write journal '%s': %s",
-			       jp, strerror(-ret));
-		goto out;
-	}
-
-	ret = changed_since(fd, st, plan->in_size, true, err, errlen);
 	if (ret)
-		goto out;
+		return ebid_err(err, errlen, ret,
+				"cannot write journal '%s': %s", jp,
+				strerror(-ret));
+	return 0;
+}
 
-	/* From here on the journal can undo every byte we write. */
-	touched = true;
+/* The planned bytes and the id into the file itself, then fsync. */
+static int patch_file(int fd, const struct stat *st,
+		      const struct ebid_plan *plan, const unsigned char *id,
+		      bool preserve_times, char *err, size_t errlen)
+{
+	size_t i;
+	int ret = 0;
+
 	for (i = 0; !ret && i < plan->npatches; i++)
 		ret = ebid_pwrite_full(fd, plan->patches[i].bytes,
-				plan->patches[i].len, plan->patches[i].off);
+				       plan->patches[i].len,
+				       plan->patches[i].off);
 	if (!ret && plan->append_len)
 		ret = ebid_pwrite_full(fd, plan->append, plan->append_len,
-				plan->in_size);
+				       plan->in_size);
 	if (!ret && plan->fill)
 		ret = ebid_pwrite_full(fd, id, plan->id_len, plan->id_off);
 	if (!ret && preserve_times) {
@@ -277,33 +274,65 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 	}
 	if (!ret && fsync(fd) != 0)
 		ret = -errno;
-	if (ret) {
-		ret = ebid_err(err, errlen, ret, "in-place write failed: %s",
-			       strerror(-ret));
-		goto out;
+	if (ret)
+		return ebid_err(err, errlen, ret, "in-place write failed: %s",
+				strerror(-ret));
+	return 0;
+}
+
+/* Committed: an empty journal undoes nothing, even if it stays. */
+static int empty_journal(int jfd, const char *jp, char *err, size_t errlen)
+{
+	if (ftruncate(jfd, 0) != 0)
+		return ebid_err(err, errlen, -errno,
+				"cannot truncate journal '%s': %s", jp,
+				strerror(errno));
+	if (fsync(jfd) != 0)
+		return ebid_err(err, errlen, -errno,
+				"cannot sync journal '%s': %s", jp,
+				strerror(errno));
+	return 0;
+}
+
+int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
+		       const struct ebid_plan *plan, const unsigned char *id,
+		       bool preserve_times, ebid_check_fn check, void *arg,
+		       char *err, size_t errlen)
+{
+	char *jp = journal_name(at);
+	int jfd = -1, ret;
+	bool have_journal = false, touched = false;
+
+	if (!jp)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	/* Read and hashed: the bytes must still be the ones we read. */
+	ret = changed_since(fd, st, plan->in_size, true, err, errlen);
+	if (!ret) {
+		ret = write_journal(at, jp, fd, st, plan, &jfd, err, errlen);
+		have_journal = jfd >= 0; /* ours to remove, then */
 	}
+	if (!ret)
+		ret = changed_since(fd, st, plan->in_size, true, err, errlen);
+	if (ret)
+		goto out;
+	/* From here on the journal can undo every byte we write. */
+	touched = true;
+	ret = patch_file(fd, st, plan, id, preserve_times, err, errlen);
 	/*
 	 * Our own writes changed the times, so only the size can still tell
 	 * a writer that appended meanwhile (see docs/build-id.md, --in-place).
 	 */
-	ret = changed_since(fd, st, plan->in_size + plan->append_len, false,
-			    err, errlen);
+	if (!ret)
+		ret = changed_since(fd, st, plan->in_size + plan->append_len,
+				    false, err, errlen);
 	/* The journal goes only once the result has been checked. */
 	if (!ret && check)
 		ret = check(arg, fd, err, errlen);
-	/* Committed: an empty journal undoes nothing, even if it stays. */
-	if (!ret && ftruncate(jfd, 0) != 0)
-		ret = ebid_err(err, errlen, -errno,
-			       "cannot truncate journal '%s': %s", jp,
-			       strerror(errno));
-	if (!ret && fsync(jfd) != 0)
-		ret = ebid_err(err, errlen, -errno,
-			       "cannot sync journal '%s': %s", jp,
-			       strerror(errno));
+	if (!ret)
+		ret = empty_journal(jfd, jp, err, errlen);
 	if (!ret) {
-		touched = false;
+		touched = have_journal = false;
 		ret = remove_journal(at, jp, err, errlen);
-		have_journal = false;
 	}
 out:
 	if (jfd >= 0)
