@@ -108,6 +108,11 @@ int cli_run(const struct cli *cli, char **args, int nargs, work_fn work,
 void cli_results_free(struct result *v, size_t n);
 /* Fills r->msg with why e was skipped (naming the file it aliases). */
 void skip_reason(struct result *r, const struct ebid_walk_entry *e);
+/*
+ * Prints a result that failed (one error line) or was skipped (with -v);
+ * true when it was one of those, so that nothing else is printed.
+ */
+bool print_error_or_skip(const struct cli *cli, const struct result *r);
 /* Fills r->msg with why e could not be read. */
 void entry_error(struct result *r, const struct ebid_walk_entry *e);
 /*

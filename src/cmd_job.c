@@ -136,17 +136,8 @@ static void job_print(const struct cli *cli, struct result *r)
 {
 	const char *shown = cli->output ? cli->output : r->path;
 
-	if (r->status) {
-		fprintf(stderr, "%s: '%s': %s: %s\n", progname, r->path,
-			cli->command, r->msg);
+	if (print_error_or_skip(cli, r))
 		return;
-	}
-	if (r->outcome == OUT_SKIPPED) {
-		if (cli->verbose)
-			fprintf(stderr, "%s: '%s': skipped: %s\n", progname,
-				r->path, r->msg);
-		return;
-	}
 	if (cli->dry_run) {
 		if (r->text)
 			fputs(r->text, stdout);

@@ -531,18 +531,7 @@ static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 
 static void link_print(const struct cli *cli, struct result *r)
 {
-	if (r->status) {
-		fprintf(stderr, "%s: '%s': link: %s\n", progname, r->path,
-			r->msg);
-		return;
-	}
-	if (r->outcome == OUT_SKIPPED) {
-		if (cli->verbose)
-			fprintf(stderr, "%s: '%s': skipped: %s\n", progname,
-				r->path, r->msg);
-		return;
-	}
-	if (!cli->quiet)
+	if (!print_error_or_skip(cli, r) && !cli->quiet)
 		printf("%s  %s\n", r->id, r->dest ? r->dest : r->path);
 }
 

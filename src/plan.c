@@ -666,6 +666,39 @@ static int emit_moved_shdrs(struct planner *p)
 	return ret;
 }
 
+/* Encodes a header (phdr or shdr) of the new set into buf. */
+typedef void (*encode_fn)(unsigned char *buf, const void *hdr,
+			  const struct ebid_elf *elf);
+
+static void encode_shdr(unsigned char *buf, const void *hdr,
+			const struct ebid_elf *elf)
+{
+	ebid_shdr_encode(buf, hdr, elf->elfclass, elf->data);
+}
+
+static void encode_phdr(unsigned char *buf, const void *hdr,
+			const struct ebid_elf *elf)
+{
+	ebid_phdr_encode(buf, hdr, elf->elfclass, elf->data);
+}
+
+/*
+ * Encodes the new header into buf (len bytes); true when it differs from
+ * the input's (old, NULL for a header the input does not have).
+ */
+static bool header_changed(const struct ebid_elf *elf, encode_fn encode,
+			   const void *new, const void *old, size_t len,
+			   unsigned char *buf)
+{
+	unsigned char was[64];
+
+	encode(buf, new, elf);
+	if (!old)
+		return true;
+	encode(was, old, elf);
+	return memcmp(buf, was, len) != 0;
+}
+
 /*
  * A table that stays: each entry that differs is patched; an entry past
  * the end of the file goes into the room reserve_shdr_tail() appended.
@@ -674,20 +707,17 @@ static int emit_kept_shdrs(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
 	size_t she = shent_of(elf), i;
-	unsigned char buf[64], old[64];
+	unsigned char buf[64];
 	char what[64];
 	int ret;
 
 	for (i = 0; i < p->shnum; i++) {
 		uint64_t at = p->shoff + i * she;
 
-		ebid_shdr_encode(buf, &p->shdrs[i], elf->elfclass, elf->data);
-		if (i < elf->shnum) {
-			ebid_shdr_encode(old, &elf->shdrs[i], elf->elfclass,
-					 elf->data);
-			if (!memcmp(buf, old, she))
-				continue;
-		}
+		if (!header_changed(elf, encode_shdr, &p->shdrs[i],
+				    i < elf->shnum ? &elf->shdrs[i] : NULL,
+				    she, buf))
+			continue;
 		if (at >= elf->file_size) {
 			if (at + she > elf->file_size + p->plan->append_len)
 				return ebid_err(p->err, p->errlen,
@@ -728,18 +758,15 @@ static int emit_program_headers(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
 	size_t phe = phent_of(elf), i;
-	unsigned char buf[64], old[64];
+	unsigned char buf[64];
 	char what[64];
 	int ret;
 
 	for (i = 0; i < p->phnum; i++) {
-		ebid_phdr_encode(buf, &p->phdrs[i], elf->elfclass, elf->data);
-		if (i < elf->phnum) {
-			ebid_phdr_encode(old, &elf->phdrs[i], elf->elfclass,
-					 elf->data);
-			if (!memcmp(buf, old, phe))
-				continue;
-		}
+		if (!header_changed(elf, encode_phdr, &p->phdrs[i],
+				    i < elf->phnum ? &elf->phdrs[i] : NULL,
+				    phe, buf))
+			continue;
 		snprintf(what, sizeof(what), "program header [%zu]%s", i,
 			 i >= elf->phnum ? " (new PT_NOTE)" : "");
 		ret = add_patch(p, elf->phoff + i * phe, buf, phe, what);

@@ -108,6 +108,22 @@ int open_entry(const struct cli *cli, const struct ebid_walk_entry *e,
 	return fd;
 }
 
+bool print_error_or_skip(const struct cli *cli, const struct result *r)
+{
+	if (r->status) {
+		fprintf(stderr, "%s: '%s': %s: %s\n", progname, r->path,
+			cli->command, r->msg);
+		return true;
+	}
+	if (r->outcome == OUT_SKIPPED) {
+		if (cli->verbose)
+			fprintf(stderr, "%s: '%s': skipped: %s\n", progname,
+				r->path, r->msg);
+		return true;
+	}
+	return false;
+}
+
 void cli_results_free(struct result *v, size_t n)
 {
 	size_t i;
