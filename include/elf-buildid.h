@@ -210,8 +210,7 @@ struct ebid_plan {
 
 /* Plan what opts asks of elf. An empty plan (actions 0) means no change. */
 int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
-		   const struct ebid_src *src, const struct ebid_opts *opts,
-		   char *err, size_t errlen);
+		   const struct ebid_opts *opts, char *err, size_t errlen);
 void ebid_plan_release(struct ebid_plan *plan);
 /* Words for the plan's actions ("add-note,fill"), or "unchanged". */
 void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len);

@@ -261,7 +261,7 @@ static int read_and_plan(struct ebid_job *job, const struct ebid_src *src,
 	if (job->skip_non_programs &&
 	    !ebid_elf_is_program(&job->elf, &job->skipped))
 		return 0;
-	ret = ebid_plan_make(&job->plan, &job->elf, src, &job->opts, err,
+	ret = ebid_plan_make(&job->plan, &job->elf, &job->opts, err,
 			     errlen);
 	if (ret)
 		return ret;

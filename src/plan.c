@@ -25,7 +25,6 @@ enum placement {
 
 struct planner {
 	const struct ebid_elf *elf;
-	const struct ebid_src *src;
 	const struct ebid_opts *opts;
 	struct ebid_plan *plan;
 	char *err;
@@ -1102,8 +1101,7 @@ static int plan_new(struct planner *p)
 }
 
 int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
-		   const struct ebid_src *src, const struct ebid_opts *opts,
-		   char *err, size_t errlen)
+		   const struct ebid_opts *opts, char *err, size_t errlen)
 {
 	struct planner *p;
 	int ret;
@@ -1119,7 +1117,6 @@ int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
 	if (!p)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
 	p->elf = elf;
-	p->src = src;
 	p->opts = opts;
 	p->plan = plan;
 	p->err = err;

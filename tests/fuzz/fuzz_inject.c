@@ -150,7 +150,7 @@ static void check_output(const uint8_t *in, size_t in_len,
 		finding("the kernel's reader finds another id");
 	/* A rerun of inject or reserve on the output has nothing to do. */
 	if (!opts->force && opts->mode != EBID_MODE_BACKFILL) {
-		ret = ebid_plan_make(&again, &new, &osrc, opts, err,
+		ret = ebid_plan_make(&again, &new, opts, err,
 				     sizeof(err));
 		snprintf(cur_err, sizeof(cur_err), "%s", err);
 		if (ret)
@@ -205,7 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					 f ? " --force" : "");
 				cur_what = what;
 				err[0] = '\0';
-				ret = ebid_plan_make(&plan, &elf, &src, &opts,
+				ret = ebid_plan_make(&plan, &elf, &opts,
 						     err, sizeof(err));
 				snprintf(cur_err, sizeof(cur_err), "%s", err);
 				if (ret) {

@@ -866,7 +866,7 @@ static void run_case(const char *name, const struct buf *in,
 		source_close(&fd);
 		return;
 	}
-	ret = ebid_plan_make(&plan, &elf, &src, &o, err, sizeof(err));
+	ret = ebid_plan_make(&plan, &elf, &o, err, sizeof(err));
 	if (ret == 0)
 		ebid_plan_describe(&plan, desc, sizeof(desc));
 	else
@@ -924,7 +924,7 @@ static void run_case(const char *name, const struct buf *in,
 	   name, r->label);
 	if (why[0])
 		diag("%s", why);
-	ret = ebid_plan_make(&again, &elf, &src, &o, err, sizeof(err));
+	ret = ebid_plan_make(&again, &elf, &o, err, sizeof(err));
 	ok(ret == 0 && same_plan(&plan, &again),
 	   "%s %s: a second plan is the same plan", name, r->label);
 	ebid_plan_release(&again);
@@ -1112,7 +1112,7 @@ static void run_case(const char *name, const struct buf *in,
 		o2 = opts_of(&r2);
 		ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
 		if (!ret)
-			ret = ebid_plan_make(&again, &oelf, &osrc, &o2, err,
+			ret = ebid_plan_make(&again, &oelf, &o2, err,
 					     sizeof(err));
 		if (!ret) {
 			ebid_plan_describe(&again, desc, sizeof(desc));
