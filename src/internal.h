@@ -29,6 +29,12 @@
 #define EBID_PN_XNUM 0xffff
 #define EBID_GNU_NOTE_NAME ".note.gnu.build-id"
 
+/*
+ * The PT_NOTE whose range holds the GNU note, whether or not the
+ * kernel's walk of it reaches the note, or -1.
+ */
+int ebid_note_container(const struct ebid_elf *elf);
+
 /* The first section named .note.gnu.build-id (what perf takes), or 0. */
 size_t ebid_note_section(const struct ebid_elf *elf);
 

@@ -546,6 +546,14 @@ static int repair_coverage(struct planner *p)
 
 	if (g->note_off % 4 || g->note_off + len > p->page)
 		return no_room(p, "the existing note lies beyond the first page, where the kernel cannot read it");
+	/*
+	 * A note inside a PT_NOTE that the kernel's 4-byte walk does not
+	 * reach (8-aligned notes before it): a second PT_NOTE over it would
+	 * overlap that one. docs/build-id.md: refused.
+	 */
+	i = ebid_note_container(p->elf);
+	if (i >= 0 && g->pt_index < 0)
+		return no_room(p, "the note lies in a PT_NOTE whose notes the kernel walks at another alignment");
 	i = find_adjacent_pt(p, g->note_off, len);
 	if (i >= 0) {
 		extend_pt(p, i, g->note_off, len);

@@ -19,6 +19,23 @@ size_t ebid_note_section(const struct ebid_elf *elf)
 	return 0;
 }
 
+int ebid_note_container(const struct ebid_elf *elf)
+{
+	const struct ebid_note *g = &elf->gnu;
+	size_t i;
+
+	if (!g->present)
+		return -1;
+	for (i = 0; i < elf->phnum; i++) {
+		const struct ebid_phdr *ph = &elf->phdrs[i];
+
+		if (ph->type == EBID_PT_NOTE && g->note_off >= ph->offset &&
+		    g->note_off - ph->offset < ph->filesz)
+			return (int)i;
+	}
+	return -1;
+}
+
 /* A section name fit for a one-line message: printable, cut short. */
 static void printable_name(char *out, size_t len, const char *name)
 {
@@ -140,6 +157,11 @@ static void kernel_why(const struct ebid_elf *elf, char *why, size_t len)
 		snprintf(why, len,
 			 "PT_NOTE [%d] covers it, but not inside the first page",
 			 elf->gnu.pt_index);
+	else if (ebid_note_container(elf) >= 0)
+		snprintf(why, len,
+			 "it lies in PT_NOTE [%d], but a walk of that segment's notes at 4-byte alignment, the kernel's, does not reach it (p_align %llu)",
+			 ebid_note_container(elf),
+			 (unsigned long long)elf->phdrs[ebid_note_container(elf)].align);
 	else
 		snprintf(why, len,
 			 "no PT_NOTE inside the first page covers the note");
