@@ -138,8 +138,22 @@ static int read_headers(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
 		return ebid_err(err, errlen, -EBID_EMALFORMED,
 				"malformed ELF: e_shoff/e_shnum: section header table past end of file");
 	errno = 0;
-	if (elf->shnum && elf_getshdrstrndx(e, &elf->shstrndx) != 0)
+	if (elf->shnum && elf->raw_shstrndx == SHN_XINDEX) {
+		/*
+		 * The index is section 0's sh_link. libelf 0.188's
+		 * elf_getshdrstrndx() reads it through the file descriptor
+		 * for an image of the other byte order, and a memory image
+		 * has none (-EBADF); its section 0 is read like any other.
+		 */
+		Elf_Scn *s0 = elf_getscn(e, 0);
+		GElf_Shdr sh0;
+
+		if (!s0 || !gelf_getshdr(s0, &sh0))
+			return elf_fail(err, errlen, "e_shstrndx");
+		elf->shstrndx = sh0.sh_link;
+	} else if (elf->shnum && elf_getshdrstrndx(e, &elf->shstrndx) != 0) {
 		return elf_fail(err, errlen, "e_shstrndx");
+	}
 
 	elf->phdrs = calloc(elf->phnum ? elf->phnum : 1, sizeof(*elf->phdrs));
 	elf->shdrs = calloc(elf->shnum ? elf->shnum : 1, sizeof(*elf->shdrs));

@@ -19,7 +19,7 @@
  * skipped ("ok N - ... # SKIP"); the synthetic files built here and the
  * test binary itself (a C program from the host linker) are always there.
  * With $EBID_TEST_DUMP set to a directory, the synthetic files are written
- * there too (to try the tool on them). Known bugs are "# TODO" lines.
+ * there too (to try the tool on them).
  */
 #include <elf.h>
 #include <errno.h>
@@ -70,21 +70,6 @@ __attribute__((format(printf, 2, 3))) static void skip(const char *why,
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf(" # SKIP %s\n", why);
-}
-
-/* A check of a known bug: reported, but not a failure (TAP TODO). */
-__attribute__((format(printf, 3, 4))) static int todo(int cond, const char *why,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	n++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf(" # TODO %s\n", why);
-	return cond;
 }
 
 __attribute__((format(printf, 1, 2))) static void diag(const char *fmt, ...)
@@ -171,9 +156,6 @@ static struct buf load(const char *path, const char **why)
  * planning is still checked.
  */
 static bool g_via_fd;
-
-/* Set while an expected refusal is a known bug (reported as TODO). */
-static const char *g_todo;
 
 static struct ebid_src source(const struct buf *b, int *fd)
 {
@@ -871,11 +853,7 @@ static void run_case(const char *name, const struct buf *in,
 		ebid_plan_describe(&plan, desc, sizeof(desc));
 	else
 		snprintf(desc, sizeof(desc), "(refused)");
-	if (want && g_todo) {
-		todo(ret == want && one_line(err), g_todo,
-		     "%s %s: refused with %s and a one-line message", name,
-		     r->label, code_name(want));
-	} else if (want) {
+	if (want) {
 		ok(ret == want && one_line(err),
 		   "%s %s: refused with %s and a one-line message", name,
 		   r->label, code_name(want));
@@ -1264,16 +1242,12 @@ static void same_reads(const char *name, const struct buf *b)
 			 me.gnu.present == fe.gnu.present &&
 			 me.gnu.desc_off == fe.gnu.desc_off &&
 			 me.gnu_kernel_visible == fe.gnu_kernel_visible));
-	if (mret == -EBADF && !fret && b->len > EI_DATA &&
-	    b->p[EI_DATA] != ELFDATA2LSB) {
-		todo(0,
-		     "libelf reads a foreign-endian SHN_XINDEX image through "
-		     "fd -1",
-		     "%s: read from memory as from a file descriptor", name);
-		diag("memory: %d %s; fd: ok", mret, merr);
-		g_via_fd = true;
-	} else if (!ok(same, "%s: read from memory as from a file descriptor",
-		       name)) {
+	/*
+	 * Foreign-endian images with e_shstrndx SHN_XINDEX once failed from
+	 * memory (-EBADF: libelf read section 0 through fd -1).
+	 */
+	if (!ok(same, "%s: read from memory as from a file descriptor",
+		name)) {
 		diag("memory: %d %s; fd: %d %s", mret, merr, fret, ferr);
 	}
 	if (!fret) {
@@ -1823,11 +1797,9 @@ static void synthetic(void)
 		    NULL, NOTE, NULL, false);
 	/*
 	 * docs/build-id.md: a note "that sits in a PT_NOTE the kernel still
-	 * cannot use (8-byte alignment, for example), is refused". The
-	 * planner instead adds a second PT_NOTE over it, overlapping the
-	 * first: the reader's pt_index counts only a 4-byte walk as covering.
+	 * cannot use (8-byte alignment, for example), is refused" (the
+	 * planner once added a second PT_NOTE over it, overlapping the first).
 	 */
-	g_todo = "the planner adds a second, overlapping PT_NOTE instead";
 	synth_input("synth64le-note-after-8-aligned-note",
 		    &(struct synth){.is64 = true,
 				    .gnu_len = 20,
@@ -1835,7 +1807,6 @@ static void synthetic(void)
 				    .gnu_pt = true,
 				    .gnu_pt_align = 8},
 		    craft_note_after_8, ROOM, NULL, false);
-	g_todo = NULL;
 	synth_input("synth64le-note-misnamed",
 		    &(struct synth){.is64 = true,
 				    .gnu_len = 20,
