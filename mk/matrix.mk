@@ -3,7 +3,10 @@
 # real tool over each and regenerate docs/compatibility.md from the results.
 #   make matrix        build build/matrix/ (cached; Go cache in build/go/cache)
 #   make compat-doc    matrix + build/elf-buildid, then write the document
-# `make test` runs the same build and checks through tests/t03*.sh.
+# The shapes are make rules of their own, in mk/matrix/shapes.mk (not
+# included here: its Go environment is for its recipes only);
+# scripts/build-matrix.sh runs them. `make test` runs the same build and
+# checks through tests/t03*.sh.
 
 .PHONY: matrix compat-doc
 
