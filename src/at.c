@@ -307,7 +307,7 @@ static long lock_holder(const struct stat *st, char *comm, size_t commlen)
 	return pid;
 }
 
-static long long now_ms(void)
+long long ebid_now_ms(void)
 {
 	struct timespec ts;
 
@@ -315,8 +315,7 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Waits for flock(fd, op) until deadline (-1: forever). */
-static int lock_wait(int fd, int op, long long deadline)
+int ebid_flock_wait(int fd, int op, long long deadline)
 {
 	long delay_us = 500;
 
@@ -329,7 +328,7 @@ static int lock_wait(int fd, int op, long long deadline)
 			continue;
 		if (errno != EWOULDBLOCK)
 			return -errno;
-		if (deadline >= 0 && now_ms() >= deadline)
+		if (deadline >= 0 && ebid_now_ms() >= deadline)
 			return -ETIMEDOUT;
 		ts.tv_sec = 0;
 		ts.tv_nsec = delay_us * 1000;
@@ -343,7 +342,7 @@ int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
 		     long timeout_ms, struct stat *st, char *err,
 		     size_t errlen)
 {
-	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	long long deadline = timeout_ms < 0 ? -1 : ebid_now_ms() + timeout_ms;
 	int fd = -1, ret, rounds;
 
 	/*
@@ -372,7 +371,7 @@ int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
 		}
 		if (!S_ISREG(st->st_mode))
 			return fd; /* the caller refuses it; nothing to lock */
-		ret = lock_wait(fd, exclusive ? LOCK_EX : LOCK_SH, deadline);
+		ret = ebid_flock_wait(fd, exclusive ? LOCK_EX : LOCK_SH, deadline);
 		if (ret == -ETIMEDOUT) {
 			char comm[32];
 			long pid = lock_holder(st, comm, sizeof(comm));
@@ -412,7 +411,7 @@ int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
 		}
 		close(fd);
 		fd = -1;
-		if (deadline >= 0 && now_ms() >= deadline && rounds > 100)
+		if (deadline >= 0 && ebid_now_ms() >= deadline && rounds > 100)
 			return ebid_err(err, errlen, -EBID_ECHANGED,
 					"replaced again and again while waiting for its lock; gave up");
 	}

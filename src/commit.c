@@ -233,15 +233,41 @@ static int create_temp(int dfd, const char *name, char **tmp)
 }
 
 int ebid_commit_begin(struct ebid_commit *c, int dirfd, const char *name,
-		      struct ebid_temps *temps, char *err, size_t errlen)
+		      struct ebid_temps *temps, long timeout_ms, char *err,
+		      size_t errlen)
 {
-	int ret = 0;
+	long long deadline = timeout_ms < 0 ? -1 : ebid_now_ms() + timeout_ms;
+	int ret = 0, dlock = -1;
 
 	ebid_commit_init(c);
 	c->dirfd = dirfd;
 	c->name = strdup(name);
 	if (!c->name) {
 		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/*
+	 * Another run may be between creating its temporary and locking it
+	 * (-o into one OUT, or -o and a run on OUT itself): the directory's
+	 * lock, on an open file of our own, keeps the two steps from being
+	 * taken for a dead run's leftover.
+	 */
+	dlock = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dlock < 0) {
+		ret = ebid_err(err, errlen, -errno,
+			       "cannot open its directory to lock it: %s",
+			       strerror(errno));
+		goto out;
+	}
+	ret = ebid_flock_wait(dlock, LOCK_EX, deadline);
+	if (ret == -ETIMEDOUT) {
+		ret = ebid_err(err, errlen, -EBID_ELOCKED,
+			       "its directory stayed locked by another process (--lock-timeout)");
+		goto out;
+	}
+	if (ret) {
+		ret = ebid_err(err, errlen, ret,
+			       "cannot lock its directory: %s", strerror(-ret));
 		goto out;
 	}
 	remove_stale_temps(temps, dirfd, name);
@@ -261,6 +287,8 @@ int ebid_commit_begin(struct ebid_commit *c, int dirfd, const char *name,
 		goto out;
 	}
 out:
+	if (dlock >= 0)
+		close(dlock); /* releases the directory's lock */
 	if (ret)
 		ebid_commit_abort(c);
 	return ret;

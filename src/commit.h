@@ -19,7 +19,8 @@ struct ebid_commit {
 
 void ebid_commit_init(struct ebid_commit *c);
 int ebid_commit_begin(struct ebid_commit *c, int dirfd, const char *name,
-		      struct ebid_temps *temps, char *err, size_t errlen);
+		      struct ebid_temps *temps, long timeout_ms, char *err,
+		      size_t errlen);
 /*
  * fsync, copy metadata from orig/in_fd (owner, mode, xattrs when
  * keep_all_meta, else the mode only), check the target still is orig, rename

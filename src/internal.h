@@ -35,6 +35,14 @@
  */
 int ebid_note_container(const struct ebid_elf *elf);
 
+/* CLOCK_MONOTONIC in milliseconds. */
+long long ebid_now_ms(void);
+/*
+ * flock(fd, op) (LOCK_EX or LOCK_SH), waiting until deadline (an
+ * ebid_now_ms() value; -1: forever): 0, -ETIMEDOUT, or another -errno.
+ */
+int ebid_flock_wait(int fd, int op, long long deadline);
+
 /* The first section named .note.gnu.build-id (what perf takes), or 0. */
 size_t ebid_note_section(const struct ebid_elf *elf);
 

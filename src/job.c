@@ -232,7 +232,8 @@ static int write_replace(struct ebid_job *job, const struct ebid_src *src,
 		ret = ebid_commit_begin(&c,
 					job->output ? out.dirfd : job->at->dirfd,
 					job->output ? out.name : job->at->name,
-					job->temps, err, errlen);
+					job->temps, job->lock_timeout_ms, err,
+					errlen);
 	if (!ret)
 		ret = ebid_apply_fd(src, &job->plan, c.fd, job->id, err,
 				    errlen);

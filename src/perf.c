@@ -45,14 +45,6 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 	return 0;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Starts perf buildid-list on the file open at fd with a fixed
  * environment, its stdout the pipe's write end, in its own process group
@@ -124,12 +116,12 @@ static int spawn_perf(const char *perf, int fd, const char *home,
  */
 static bool collect(int rfd, long timeout_ms, char out[PERF_OUT_MAX + 1])
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = ebid_now_ms() + timeout_ms;
 	size_t used = 0;
 
 	for (;;) {
 		struct pollfd pfd = { .fd = rfd, .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - ebid_now_ms();
 		char sink[512];
 		ssize_t n;
 

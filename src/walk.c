@@ -341,7 +341,7 @@ static int walk_dir(const struct walker *k, int dfd, const char *rel,
 		n++;
 	}
 	closedir(d);
-	if (!ret)
+	if (!ret && n > 1) /* qsort(NULL, 0, ...) is undefined */
 		qsort(names, n, sizeof(*names), by_name);
 	for (i = 0; !ret && i < n; i++)
 		ret = walk_one(k, dfd, rel, path, names[i]);
