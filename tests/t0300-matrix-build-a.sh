@@ -7,25 +7,12 @@
 # script and t0301 to keep each well inside tests/run.sh's timeout; both
 # are no-ops when build/matrix/ is up to date.
 . "$(dirname "$0")/lib.sh"
-
-globs=('go-386*' 'go-amd64*' 'go-arm*' 'go-loong64*' 'go-mips*')
+. "$TOP/tests/matrix-lib.sh"
 
 t_begin "scripts/install-matrix-deps.sh: toolchains, linkers, qemu-user, perf present"
 expect_exit 0 "$TOP/scripts/install-matrix-deps.sh"
 t_end
 
-t_begin "scripts/build-matrix.sh ${globs[*]}"
-start=$(date +%s)
-expect_exit 0 "$TOP/scripts/build-matrix.sh" "${globs[@]}"
-echo "# build took $(($(date +%s) - start)) s: $(tail -n 1 "$SCRATCH/.err")"
-t_end
-
-t_begin "every shape of this part is in build/matrix/"
-missing=()
-while IFS=$'\t' read -r name _; do
-	[ -s "$TOP/build/matrix/$name" ] || missing+=("$name")
-done < <("$TOP/scripts/build-matrix.sh" -l "${globs[@]}")
-expect_eq "missing shapes" "${missing[*]-}" ""
-t_end
+matrix_build 'go-386*' 'go-amd64*' 'go-arm*' 'go-loong64*' 'go-mips*'
 
 t_done
