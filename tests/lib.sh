@@ -13,6 +13,14 @@
 # the reasons as TAP comments under the "not ok" line. t_skip_if REASON turns
 # a block into "ok N - ... # SKIP REASON" unless a check in it failed. A skip
 # is never a pass: tests/run.sh counts it apart. Plan-less TAP: no "1..N".
+#
+# A block passes only if it made a check: every expect_* (and t_fail) counts
+# one, and a block that made none is "not ok" unless it is skipped. A test
+# of a condition by hand is written `expect_true WHAT CMD...` (or
+# expect_false), not `[ ... ] || t_fail`, so that it counts when it passes.
+# t_begin clears $rc, $out, $err and $id: a block never checks what the
+# previous block ran. A check made outside a block, a block never ended and
+# a t_end without t_begin are each reported as "not ok".
 # shellcheck shell=bash
 set -u
 set -o pipefail
@@ -65,17 +73,35 @@ t_failed=0
 t_desc=
 t_why=()
 t_skip_reason=
+t_checks=0 # checks made in the current block
+t_open=0   # 1 between t_begin and t_end
 
-# The diagnostic lines of the current block.
+# The diagnostic lines of the current block. A failure is a check made.
 t_fail() {
+	t_checks=$((t_checks + 1))
 	t_why+=("$@")
 	return 1
 }
 
+# t_check: count one check made, for the helpers below.
+t_check() { t_checks=$((t_checks + 1)); }
+
 t_begin() {
+	if [ "$t_open" = 1 ]; then
+		t_fail "this block has no t_end (the next block is \"$*\")"
+		t_end
+	elif [ ${#t_why[@]} -gt 0 ]; then
+		# Failed checks made between two blocks are not lost.
+		t_desc="checks made outside a block, before \"$*\""
+		t_open=1
+		t_end
+	fi
 	t_desc=$*
 	t_why=()
 	t_skip_reason=
+	t_checks=0
+	t_open=1
+	rc= out= err= id=
 }
 
 # Mark the current block as skipped (unless one of its checks failed).
@@ -85,6 +111,12 @@ t_skip_if() {
 
 t_end() {
 	t_num=$((t_num + 1))
+	if [ "$t_open" != 1 ]; then
+		t_why+=("t_end without t_begin")
+		t_desc="t_end without t_begin (after block $((t_num - 1)))"
+	elif [ ${#t_why[@]} -eq 0 ] && [ -z "$t_skip_reason" ] && [ "$t_checks" = 0 ]; then
+		t_why+=("the block made no check")
+	fi
 	if [ ${#t_why[@]} -gt 0 ]; then
 		t_failed=$((t_failed + 1))
 		echo "not ok $t_num - $t_desc"
@@ -99,6 +131,8 @@ t_end() {
 	fi
 	t_why=()
 	t_skip_reason=
+	t_checks=0
+	t_open=0
 }
 
 # A whole block that is skipped.
@@ -110,6 +144,14 @@ t_skip() { # DESC REASON
 
 # The last line of a script: exit status says whether anything failed.
 t_done() {
+	if [ "$t_open" = 1 ]; then
+		t_fail "this block has no t_end (t_done came first)"
+		t_end
+	elif [ ${#t_why[@]} -gt 0 ]; then
+		t_desc="checks made outside a block, after the last one"
+		t_open=1
+		t_end
+	fi
 	if [ "$t_num" -eq 0 ]; then
 		echo "not ok 1 - $T_NAME ran no test"
 		exit 1
@@ -143,6 +185,7 @@ expect_exit() {
 	local want=$1
 	shift
 	run "$@"
+	t_check
 	[ "$rc" = "$want" ] && return 0
 	t_fail "command: $(last_cmd "$@")" "expected exit $want, got $rc" \
 		"stdout: $(head -c 2000 "$SCRATCH/.out")" \
@@ -150,23 +193,46 @@ expect_exit() {
 }
 
 expect_eq() { # WHAT GOT WANT
+	t_check
 	[ "$2" = "$3" ] && return 0
 	t_fail "$1: got '$2', want '$3'"
 }
 
 expect_ne() { # WHAT GOT NOT_WANTED
+	t_check
 	[ "$2" != "$3" ] && return 0
 	t_fail "$1: got '$2', which it must not be"
 }
 
 expect_match() { # WHAT TEXT ERE
+	t_check
 	printf '%s\n' "$2" | grep_q -E -- "$3" && return 0
 	t_fail "$1: '$2' does not match /$3/"
 }
 
 expect_same_file() { # WHAT A B
+	t_check
 	cmp -s -- "$2" "$3" && return 0
 	t_fail "$1: $(cmp -- "$2" "$3" 2>&1 | head -n 1)"
+}
+
+# expect_true WHAT CMD...: CMD (a test, grep, ...) must succeed; WHAT says
+# what failed. It runs in this shell: feed it with <<< or <, not a pipe.
+expect_true() {
+	local what=$1
+	shift
+	t_check
+	"$@" && return 0
+	t_fail "$what"
+}
+
+# expect_false WHAT CMD...: CMD must fail.
+expect_false() {
+	local what=$1
+	shift
+	t_check
+	"$@" || return 0
+	t_fail "$what"
 }
 
 # re_quote TEXT: TEXT as an extended regular expression that matches itself.
@@ -176,6 +242,7 @@ re_quote() { printf '%s' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'; }
 # "elf-buildid: 'FILE': what failed: cause".
 expect_one_error_line() { # FILE
 	local n
+	t_check
 	n=$(wc -l <"$SCRATCH/.err")
 	[ "$n" = 1 ] || t_fail "stderr has $n lines, want 1: $err"
 	grep -Eq "^elf-buildid: '$(re_quote "$1")': [^:]*[^ :]: [^ ].*" \
@@ -219,6 +286,7 @@ copy_fixture() {
 parse_id_line() { # OUTPUT FILE
 	local want_re
 	id=
+	t_check
 	if [ "$(printf '%s\n' "$1" | wc -l)" != 1 ]; then
 		t_fail "want one line 'ID  FILE', got: $1"
 		return 1

@@ -23,7 +23,10 @@ for v in "${VARIANTS[@]}"; do
 	fi
 	t_end
 
+	# Its own copy: a block checks only what it ran itself.
 	t_begin "$v: the note is an SHF_ALLOC SHT_NOTE .note.gnu.build-id of alignment 4"
+	f=$(copy_fixture "$v" "$SCRATCH/note/$v")
+	inject_ok "$f"
 	got=$(python3 "$EBID_PY" note -v "$f" 2>&1 | sed -n 2p)
 	expect_match "ebid.py note -v" "$got" \
 		'^section=[0-9]+ type=7 flags=0x[0-9a-f]*[2367abef] addralign=4 offset=0x[0-9a-f]+ size=36 '

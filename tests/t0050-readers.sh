@@ -11,15 +11,17 @@ for v in "${VARIANTS[@]}"; do
 	t_begin "$v: inject"
 	inject_ok "$f"
 	t_end
-	[ -n "$id" ] || continue
+	# The id of that inject, which the blocks below check against.
+	injected=$id
+	[ -n "$injected" ] || continue
 
 	t_begin "$v: readelf -n shows the id"
-	expect_eq "readelf -n" "$(readelf_ids "$f")" "$id"
+	expect_eq "readelf -n" "$(readelf_ids "$f")" "$injected"
 	t_end
 
 	t_begin "$v: eu-readelf -n shows the id"
 	if have eu-readelf; then
-		expect_eq "eu-readelf -n" "$(eu_readelf_ids "$f")" "$id"
+		expect_eq "eu-readelf -n" "$(eu_readelf_ids "$f")" "$injected"
 	else
 		t_skip_if "eu-readelf not installed"
 	fi
@@ -27,7 +29,7 @@ for v in "${VARIANTS[@]}"; do
 
 	t_begin "$v: file shows BuildID[sha1]=id"
 	if have file; then
-		expect_eq "file" "$(file_id "$f")" "$id"
+		expect_eq "file" "$(file_id "$f")" "$injected"
 		expect_match "file" "$(file -b "$f")" 'BuildID\[sha1\]='
 	else
 		t_skip_if "file not installed"
@@ -37,7 +39,7 @@ for v in "${VARIANTS[@]}"; do
 	t_begin "$v: perf buildid-list -i shows the id"
 	if have perf; then
 		expect_exit 0 perf buildid-list -i "$f"
-		expect_eq "perf buildid-list" "$out" "$id"
+		expect_eq "perf buildid-list" "$out" "$injected"
 	else
 		t_skip_if "perf not installed"
 	fi

@@ -26,15 +26,17 @@ for v in "${VARIANTS[@]}"; do
 	t_begin "$v: inject"
 	inject_ok "$f"
 	t_end
-	[ -n "$id" ] || continue
+	# The id of that inject, which the blocks below check against.
+	injected=$id
+	[ -n "$injected" ] || continue
 
 	t_begin "$v: ebid.py kernel (first page, PT_NOTE walk) finds the id"
-	expect_eq "ebid.py kernel" "$(py_kernel "$f")" "$id"
+	expect_eq "ebid.py kernel" "$(py_kernel "$f")" "$injected"
 	t_end
 
 	t_begin "$v: perf record --buildid-mmap: the MMAP2 record carries the id"
 	if [ "$perf_ok" = 1 ]; then
-		expect_eq "perf MMAP2 build-id" "$(mmap2_id "$f" spin)" "$id"
+		expect_eq "perf MMAP2 build-id" "$(mmap2_id "$f" spin)" "$injected"
 	else
 		t_skip_if "$perf_record_why"
 	fi

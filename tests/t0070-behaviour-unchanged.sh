@@ -27,6 +27,7 @@ for v in "${VARIANTS[@]}"; do
 	t_begin "$v: inject"
 	inject_ok "$f"
 	t_end
+	injected=$id # the id the blocks below check against
 
 	t_begin "$v: same output and exit status after inject"
 	expect_eq "output" "$(run_bin "$f" a b c)" "$out_before"
@@ -41,8 +42,9 @@ for v in "${VARIANTS[@]}"; do
 			# With no Go note, Go reads a GNU note instead (as gccgo
 			# writes): it prints the id's raw bytes and a newline.
 			expect_eq "go tool buildid before" "$gbid_before" ""
+			expect_ne "the id inject printed" "$injected" ""
 			expect_eq "go tool buildid (hex)" \
-				"$(go tool buildid "$f" 2>&1 | od -An -tx1 -v | tr -d ' \n')" "${id}0a"
+				"$(go tool buildid "$f" 2>&1 | od -An -tx1 -v | tr -d ' \n')" "${injected}0a"
 		else
 			expect_eq "go tool buildid" "$(go tool buildid "$f" 2>&1)" "$gbid_before"
 		fi

@@ -12,7 +12,9 @@ for v in "${VARIANTS[@]}"; do
 	t_begin "$v: inject"
 	inject_ok "$f"
 	t_end
-	[ -n "$id" ] || continue
+	# The id of that inject, which the blocks below check against.
+	injected=$id
+	[ -n "$injected" ] || continue
 	want_out=$("$f" 2>&1)
 
 	for tool in strip eu-strip "objcopy --strip-debug"; do
@@ -26,9 +28,9 @@ for v in "${VARIANTS[@]}"; do
 		cp "$f" "$s"
 		# shellcheck disable=SC2086 # the tool's words
 		expect_exit 0 $tool "$s"
-		expect_eq "readelf -n" "$(readelf_ids "$s")" "$id"
-		expect_eq "ebid.py note" "$(py_note "$s")" "$id"
-		expect_eq "ebid.py kernel" "$(py_kernel "$s")" "$id"
+		expect_eq "readelf -n" "$(readelf_ids "$s")" "$injected"
+		expect_eq "ebid.py note" "$(py_note "$s")" "$injected"
+		expect_eq "ebid.py kernel" "$(py_kernel "$s")" "$injected"
 		expect_eq "output of the stripped binary" "$("$s" 2>&1)" "$want_out"
 		t_end
 	done

@@ -52,9 +52,9 @@ check_bad() {
 	listing=$(ls -A "$dir")
 	expect_exit 2 "$EBID" "$cmd" "$f"
 	expect_one_error_line "$f"
-	if [ "$cmd" = verify ] && [ -n "$out" ]; then
-		# verify may also report the file on stdout, as an ERROR line.
-		expect_match "stdout" "$out" "^ERROR  $f  [^ ]"
+	if [ "$cmd" = verify ]; then
+		# verify also reports the file on stdout, as one ERROR line.
+		expect_match "stdout" "$out" "^ERROR  $(re_quote "$f")  [^ ]"
 		expect_eq "stdout lines" "$(printf '%s\n' "$out" | wc -l)" 1
 	else
 		expect_eq "stdout" "$out" ""

@@ -21,7 +21,7 @@ for v in "${VARIANTS[@]}"; do
 			expect_exit 0 "$EBID" inject --output="$o" "$f"
 		fi
 		# The result line names the output (the file that now has the id).
-		id=${out%%  *}
+		oid=${out%%  *}
 		expect_match "result line" "$out" "^[0-9a-f]{40}  $o\$"
 		expect_eq "input inode mtime size" "$(file_state "$f")" "$state"
 		expect_same_file "input bytes" "$f" "$FIXTURES/$v"
@@ -31,7 +31,7 @@ for v in "${VARIANTS[@]}"; do
 		g=$(copy_fixture "$v" "$d/inplace/$v")
 		run "$EBID" inject "$g"
 		expect_same_file "OUT vs in-place" "$o" "$g"
-		expect_eq "ebid.py note" "$(py_note "$o")" "$id"
+		expect_eq "ebid.py note" "$(py_note "$o")" "$oid"
 		[ -x "$o" ] || t_fail "OUT is not executable: $(stat -c %A "$o")"
 		t_end
 	done

@@ -10,7 +10,7 @@
 matrix_build
 
 t_begin "at least 150 shapes are listed"
-[ "$matrix_n" -ge 150 ] || t_fail "only $matrix_n shapes listed"
+expect_true "only $matrix_n shapes listed" [ "$matrix_n" -ge 150 ]
 t_end
 
 # The shapes are what their names say: class, byte order, machine, type.
@@ -18,10 +18,10 @@ t_begin "fixtures have the class, byte order, machine and type their names say"
 check_hdr() { # NAME CLASS DATA MACHINE-ERE TYPE-ERE
 	local h
 	h=$(readelf -h "$TOP/build/matrix/$1" 2>&1)
-	printf '%s\n' "$h" | grep_q "Class: *$2\$" || t_fail "$1: not $2"
-	printf '%s\n' "$h" | grep_q "Data: *2's complement, $3 endian" || t_fail "$1: not $3 endian"
-	printf '%s\n' "$h" | grep_q -E "Machine: .*($4)" || t_fail "$1: machine is not /$4/: $(printf '%s\n' "$h" | grep Machine)"
-	printf '%s\n' "$h" | grep_q -E "Type: *($5)" || t_fail "$1: type is not /$5/"
+	expect_true "$1: not $2" grep -q "Class: *$2\$" <<<"$h"
+	expect_true "$1: not $3 endian" grep -q "Data: *2's complement, $3 endian" <<<"$h"
+	expect_true "$1: machine is not /$4/: $(grep Machine <<<"$h")" grep -qE "Machine: .*($4)" <<<"$h"
+	expect_true "$1: type is not /$5/" grep -qE "Type: *($5)" <<<"$h"
 }
 check_hdr go-386 ELF32 little 'Intel 80386' EXEC
 check_hdr go-amd64 ELF64 little 'X86-64' EXEC
@@ -45,22 +45,25 @@ t_end
 t_begin "linker and id flags took effect (notes as readelf sees them)"
 m=$TOP/build/matrix
 for f in c-gcc-bfd-pie-buildid c-clang-gold-static-buildid c-gcc-mold-nopie-buildid; do
-	[ "$(readelf_ids "$m/$f" | wc -c)" = 41 ] || t_fail "$f: want a 20-byte id, readelf -n: $(readelf_ids "$m/$f")"
+	expect_match "$f: a 20-byte id (readelf -n)" "$(readelf_ids "$m/$f")" '^[0-9a-f]{40}$'
 done
 for f in c-gcc-lld-pie-buildid c-clang-lld-shlib-buildid; do
-	[ "$(readelf_ids "$m/$f" | wc -c)" = 17 ] || t_fail "$f: want lld's 8-byte id, readelf -n: $(readelf_ids "$m/$f")"
+	expect_match "$f: lld's 8-byte id (readelf -n)" "$(readelf_ids "$m/$f")" '^[0-9a-f]{16}$'
 done
 for f in c-gcc-bfd-pie-nobuildid c-clang-lld-shlib-nobuildid go-amd64 go-amd64-cgo-external-nobuildid go-amd64-nobuildid; do
-	[ -z "$(readelf_ids "$m/$f")" ] || t_fail "$f: want no GNU build-id, readelf -n: $(readelf_ids "$m/$f")"
+	# A negative check: the file must be there for it to mean anything.
+	expect_true "$f: no such file" [ -s "$m/$f" ]
+	expect_eq "$f: no GNU build-id (readelf -n)" "$(readelf_ids "$m/$f")" ""
 done
 expect_eq "go-s390x-bid id" "$(readelf_ids "$m/go-s390x-bid")" 0123456789abcdeffedcba9876543210a5a5a5a5
 expect_eq "c-gcc-gold-pie-bzero id" "$(readelf_ids "$m/c-gcc-gold-pie-bzero")" "$ZERO_ID"
-readelf -sW "$m/c-gcc-bfd-pie-buildid" | grep_q ' main$' || t_fail "c fixture has no main symbol"
-readelf -p .comment "$m/c-clang-lld-pie-buildid" | grep_q 'clang' || t_fail "c-clang-lld-pie-buildid: .comment does not name clang"
-readelf -p .comment "$m/c-gcc-mold-pie-buildid" | grep_q 'mold' || t_fail "c-gcc-mold-pie-buildid: .comment does not name mold"
-readelf -p .comment "$m/c-gcc-lld-pie-buildid" | grep_q 'LLD' || t_fail "c-gcc-lld-pie-buildid: .comment does not name LLD"
-readelf -lW "$m/go-amd64-nobuildid" | grep_q ' NOTE ' && t_fail "go-amd64-nobuildid has a PT_NOTE"
-readelf -SW "$m/go-amd64-cgo-internal" | grep_q '\.interp' || t_fail "go-amd64-cgo-internal is not dynamically linked"
+expect_match "c-gcc-bfd-pie-buildid has a main symbol" "$(readelf -sW "$m/c-gcc-bfd-pie-buildid")" ' main$'
+expect_match "c-clang-lld-pie-buildid: .comment names clang" "$(readelf -p .comment "$m/c-clang-lld-pie-buildid")" 'clang'
+expect_match "c-gcc-mold-pie-buildid: .comment names mold" "$(readelf -p .comment "$m/c-gcc-mold-pie-buildid")" 'mold'
+expect_match "c-gcc-lld-pie-buildid: .comment names LLD" "$(readelf -p .comment "$m/c-gcc-lld-pie-buildid")" 'LLD'
+expect_false "go-amd64-nobuildid has a PT_NOTE" grep -q ' NOTE ' <<<"$(readelf -lW "$m/go-amd64-nobuildid")"
+expect_match "go-amd64-cgo-internal is dynamically linked" "$(readelf -SW "$m/go-amd64-cgo-internal")" '\.interp'
+expect_match "go-amd64-nobuildid: readelf -l" "$(readelf -lW "$m/go-amd64-nobuildid")" ' LOAD '
 t_end
 
 t_begin "crafted files: no section headers, extended numbering, trailing data"

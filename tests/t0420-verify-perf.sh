@@ -193,7 +193,7 @@ fake_perf "$SCRATCH/fake/hanging" timeout -k 5 100 "$EBID" verify --perf=auto "$
 t1=$(date +%s)
 expect_eq "exit" "$rc" 1
 expect_match "stdout" "$out" "^FAIL  .*  perf: .*tim"
-[ $((t1 - t0)) -le 60 ] || t_fail "verify took $((t1 - t0)) s with a hanging perf"
+expect_true "verify took $((t1 - t0)) s with a hanging perf" [ $((t1 - t0)) -le 60 ]
 t_end
 
 t_begin "a perf that floods its output (200 MB) after the right id: bounded, verify ends quickly and passes"
@@ -202,7 +202,7 @@ fake_perf "$SCRATCH/fake/flood" timeout -k 5 100 "$EBID" verify --perf=require "
 t1=$(date +%s)
 expect_eq "exit" "$rc" 0
 expect_eq "stdout" "$out" "PASS  $good  $good_id"
-[ $((t1 - t0)) -le 30 ] || t_fail "verify took $((t1 - t0)) s with a flooding perf"
+expect_true "verify took $((t1 - t0)) s with a flooding perf" [ $((t1 - t0)) -le 30 ]
 t_end
 
 t_done

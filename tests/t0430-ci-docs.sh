@@ -100,11 +100,13 @@ export PATH=$(dirname "$EBID"):$PATH
 
 t_begin "docs/ci.md has the three marked blocks and the YAML parses"
 for b in gitlab-job github-steps json-record json-fields; do
-	block "$b" >"$b.txt" || t_fail "no ci-test:$b block in docs/ci.md"
-	[ -s "$b.txt" ] || t_fail "ci-test:$b block is empty"
+	expect_true "no ci-test:$b block in docs/ci.md" block "$b" >"$b.txt"
+	expect_true "ci-test:$b block is empty" [ -s "$b.txt" ]
 done
-block gitlab-job | yaml2json >gitlab.json 2>gitlab.err || t_fail "GitLab job: $(cat gitlab.err)"
-block github-steps | yaml2json >github.json 2>github.err || t_fail "GitHub steps: $(cat github.err)"
+t_check
+yaml2json <gitlab-job.txt >gitlab.json 2>gitlab.err || t_fail "GitLab job: $(cat gitlab.err)"
+t_check
+yaml2json <github-steps.txt >github.json 2>github.err || t_fail "GitHub steps: $(cat github.err)"
 t_end
 
 t_begin "the GitLab job: one job, junit report.xml as artifacts:reports:junit, uploaded when: always"

@@ -134,10 +134,11 @@ for p in "${HANDLED[@]}"; do
 	expect_eq "$p: printed id is readelf's" "${line%%  *}" "$(readelf_ids "$A/$p")"
 done
 first_out=$out
+first_err=$err
 t_end
 
 t_begin "summary line: 3 injected, 1 backfilled, 1 repaired, 2 unchanged, 4 skipped, 1 failed"
-expect_eq "summary" "$(summary_counts "$err")" \
+expect_eq "summary" "$(summary_counts "$first_err")" \
 	"injected=3 backfilled=1 repaired=1 unchanged=2 skipped=4 failed=1"
 t_end
 

@@ -25,15 +25,15 @@ built=$?
 for f in "${files[@]}"; do
 	name=$(basename "$f")
 	t_begin "fuzz harness: $name"
-	grep -q "^## $name\$" "$regress/README.md" 2>/dev/null ||
-		t_fail "$name is not described in tests/fuzz/regress/README.md"
+	expect_true "$name is not described in tests/fuzz/regress/README.md" \
+		grep -q "^## $name\$" "$regress/README.md"
 	if [ "$built" != 0 ]; then
 		t_fail "make fuzz-build failed: $(tail -n 5 "$SCRATCH/make.out")"
 	else
 		run timeout 60 "$TOP/build/fuzz/fuzz_inject" "$f"
-		if [ "$rc" != 0 ]; then
-			t_fail "exit $rc:" "$(grep -m 3 'FINDING\|SUMMARY:\|runtime error' "$SCRATCH/.err")"
-		fi
+		expect_eq "exit status ($(grep -m 3 'FINDING\|SUMMARY:\|runtime error' "$SCRATCH/.err"))" "$rc" 0
+		# libFuzzer ran the input (and did not, say, only print its usage).
+		expect_match "libFuzzer's report" "$err" "^Executed .*/$name in "
 	fi
 	t_end
 done
@@ -57,8 +57,9 @@ for f in "${files[@]}"; do
 	while IFS=$'\t' read -r prop _ cmd detail; do
 		t_fail "$prop: $cmd: $detail"
 	done < <(awk -F'\t' -v n="$name" '$2 == n' "$SCRATCH/problems.tsv")
-	grep -q "^$name	" "$SCRATCH/results.tsv" 2>/dev/null ||
-		t_fail "not run: $(tail -n 3 "$SCRATCH/run.out")"
+	expect_eq "commands run on it ($(tail -n 3 "$SCRATCH/run.out"))" \
+		"$(awk -F'\t' -v n="$name" '$1 == n { print $3 }' "$SCRATCH/results.tsv" 2>/dev/null | sort | tr '\n' ' ')" \
+		"inject show verify "
 	t_end
 done
 t_done

@@ -31,6 +31,7 @@ vg() { # CMD...: run under memcheck; sets rc, out, err
 vg_ok() { # WANT_EXITS CMD...: no memcheck finding, exit in WANT_EXITS
 	local want=$1
 	shift
+	t_check
 	vg "$@"
 	if [ "$rc" = 99 ] || [ -s "$SCRATCH/vg.log" ]; then
 		t_fail "memcheck: $(last_cmd "$@"):" "$(head -n 30 "$SCRATCH/vg.log")"

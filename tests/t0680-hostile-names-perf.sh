@@ -84,10 +84,9 @@ t_begin "the ~/.perfconfig check can see a read (perf itself reads it)"
 mkdir -p "$SCRATCH/probe-home" && cp "$evil/home/.perfconfig" "$SCRATCH/probe-home/"
 touch -a -d '2000-01-01 00:00:00' "$SCRATCH/probe-home/.perfconfig"
 p0=$(atime "$SCRATCH/probe-home/.perfconfig")
-HOME=$SCRATCH/probe-home perf buildid-list -i "$f" >/dev/null 2>&1 ||
-	t_fail "perf buildid-list failed"
-[ "$(atime "$SCRATCH/probe-home/.perfconfig")" != "$p0" ] ||
-	t_fail "perf's read of ~/.perfconfig does not change its atime here (mounted noatime?)"
+expect_exit 0 env HOME="$SCRATCH/probe-home" perf buildid-list -i "$f"
+expect_ne "atime of ~/.perfconfig after perf read it (mounted noatime?)" \
+	"$(atime "$SCRATCH/probe-home/.perfconfig")" "$p0"
 t_end
 
 t_begin "a hostile perf first in PATH and a ~/.perfconfig do not change what verify runs"

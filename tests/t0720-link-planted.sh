@@ -44,6 +44,7 @@ make_out() {
 
 # expect_same_text WHAT GOT WANT: like expect_eq, but shows only the diff.
 expect_same_text() {
+	t_check
 	[ "$2" = "$3" ] && return 0
 	t_fail "$1: differs (- before, + after):" \
 		"$(diff -U0 <(printf '%s\n' "$3") <(printf '%s\n' "$2") | grep -v '^\(---\|+++\|@@\)' | head -n 20)"
