@@ -86,12 +86,15 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libelf-buildid.a
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libelf-buildid.a $(PKG_LIBS) -lpthread
 
-# Installs the Debian packages the build, the fixtures and the tests need.
+# Installs the Debian packages the build and the demo need
+# (scripts/install-deps.sh); `make test` asks for every test's too, once,
+# before any test runs.
 deps:
-	$(Q)scripts/install-deps.sh
+	$(Q)scripts/install-deps.sh $(DEPS_GROUPS)
 
 unit: $(UNIT_BINS)
 
+test: DEPS_GROUPS = test
 test: deps
 	$(Q)$(MAKE) --no-print-directory all unit
 	$(Q)EBID_BUILD=$(BUILD) tests/run.sh

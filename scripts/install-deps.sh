@@ -1,101 +1,228 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Checks for what elf-buildid's build, fixtures and tests need, and installs
-# the missing Debian packages (as root), or says what to install and exits 1.
-# A no-op, in well under a second, when everything is present.
+# Checks for the Debian packages a GROUP of tasks needs, and installs the
+# missing ones (as root), or says what to install and exits 1. A no-op, in
+# well under a second, when everything is present.
 #
-# Usage: scripts/install-deps.sh [--check]
+# Usage: scripts/install-deps.sh [--check] [GROUP...]
 #   --check  only report; exit 1 when something is missing
+# Groups (default: base):
+#   base    the build (gcc, make, pkg-config, libelf, libcrypto), make demo
+#           and the core tests: Go, perf, binutils, elfutils, file,
+#           Python 3, diffutils, qemu-user, clang
+#   kit     the packaging and gate tests (t04NN, t05NN): ruby, gdb, unshare
+#   matrix  the compatibility matrix (scripts/build-matrix.sh, t03NN): GNU
+#           ld and gold, lld, mold, libc.a, qemu-user and cross loaders
+#   robust  the robustness tests (t06NN, make fuzz): libFuzzer and the
+#           sanitizer runtimes, valgrind, attr, acl, libcap2-bin, e2fsprogs
+#   bench   make bench: /usr/bin/time, openssl, lscpu
+#   test    everything make test runs: base kit matrix robust
 set -u
 
+me=install-deps
 check_only=0
-case "${1:-}" in
---check) check_only=1 ;;
-"") ;;
--h | --help)
-	sed -n '3,8s/^# \{0,1\}//p' "$0"
-	exit 0
-	;;
-*)
-	echo "install-deps: unknown option '$1'" >&2
-	exit 64
-	;;
-esac
+groups=()
+for a in "$@"; do
+	case "$a" in
+	--check) check_only=1 ;;
+	-h | --help)
+		sed -n '3,21s/^# \{0,1\}//p' "$0"
+		exit 0
+		;;
+	base | kit | matrix | robust | bench) groups+=("$a") ;;
+	test) groups+=(base kit matrix robust) ;;
+	*)
+		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench test)" >&2
+		exit 64
+		;;
+	esac
+done
+[ ${#groups[@]} -gt 0 ] || groups=(base)
 
 missing=()
 need() { # need PACKAGE: record it once
-	local p
-	for p in ${missing[@]+"${missing[@]}"}; do
-		[ "$p" = "$1" ] && return 0
-	done
-	missing+=("$1")
+	case " ${missing[*]-} " in
+	*" $1 "*) ;;
+	*) missing+=("$1") ;;
+	esac
+}
+# cmd COMMAND PACKAGE: COMMAND must be found in PATH.
+cmd() { command -v "$1" >/dev/null 2>&1 || need "$2"; }
+# path FILE PACKAGE: FILE must exist.
+path() { [ -e "$1" ] || need "$2"; }
+
+group_base() {
+	cmd gcc gcc
+	cmd make make
+	cmd pkg-config pkg-config
+	cmd go golang-go
+	cmd perf linux-perf
+	cmd eu-readelf elfutils
+	cmd eu-elflint elfutils
+	cmd eu-strip elfutils
+	cmd readelf binutils
+	cmd objcopy binutils
+	cmd strip binutils
+	cmd file file
+	cmd python3 python3
+	cmd cmp diffutils
+	cmd qemu-aarch64 qemu-user
+	cmd clang clang
+	# Libraries, found the way the Makefile finds them; gelf.h ships in
+	# libelf-dev: look where pkg-config says, then in /usr/include.
+	if command -v pkg-config >/dev/null 2>&1; then
+		pkg-config --exists libelf || need libelf-dev
+		pkg-config --exists libcrypto || need libssl-dev
+		local d found=0
+		for d in $(pkg-config --variable=includedir libelf 2>/dev/null) /usr/include; do
+			[ -f "$d/gelf.h" ] && found=1 && break
+		done
+		[ "$found" = 1 ] || need libelf-dev
+	else
+		need libelf-dev
+		need libssl-dev
+	fi
 }
 
-# command -> Debian package
-cmd_pkgs=(
-	gcc:gcc
-	make:make
-	pkg-config:pkg-config
-	go:golang-go
-	perf:linux-perf
-	eu-readelf:elfutils
-	eu-elflint:elfutils
-	eu-strip:elfutils
-	readelf:binutils
-	objcopy:binutils
-	strip:binutils
-	file:file
-	python3:python3
-	cmp:diffutils
-	qemu-aarch64:qemu-user
-	clang:clang
-)
-for entry in "${cmd_pkgs[@]}"; do
-	command -v "${entry%%:*}" >/dev/null 2>&1 || need "${entry#*:}"
-done
+# The Omnibus hook example (ruby), debug files found by build-id (gdb),
+# perf hidden in a private mount namespace (unshare).
+group_kit() {
+	cmd ruby ruby
+	cmd gdb gdb
+	cmd python3 python3
+	cmd unshare util-linux
+	cmd objcopy binutils
+	cmd strip binutils
+	cmd gcc gcc
+	cmd make make
+	cmd go golang-go
+	cmd perf linux-perf
+	cmd file file
+}
 
-# Libraries, found the way the Makefile finds them.
-if command -v pkg-config >/dev/null 2>&1; then
-	pkg-config --exists libelf || need libelf-dev
-	pkg-config --exists libcrypto || need libssl-dev
-	# gelf.h ships in libelf-dev; look where pkg-config says, then /usr/include.
-	incs="$(pkg-config --variable=includedir libelf 2>/dev/null) /usr/include"
-	found=0
-	for d in $incs; do
-		[ -f "$d/gelf.h" ] && found=1 && break
+group_matrix() {
+	local q
+	cmd go golang-go
+	cmd gcc gcc
+	cmd clang clang
+	cmd ld.bfd binutils
+	cmd ld.gold binutils
+	cmd ld.lld lld
+	cmd ld.mold mold
+	cmd readelf binutils
+	cmd objcopy binutils
+	cmd as binutils
+	cmd eu-readelf elfutils
+	cmd perf linux-perf
+	cmd python3 python3
+	for q in i386 arm aarch64 loongarch64 mips mipsel mips64 mips64el \
+		ppc64 ppc64le riscv64 s390x; do
+		cmd "qemu-$q" qemu-user
 	done
-	[ "$found" = 1 ] || need libelf-dev
-else
-	need libelf-dev
-	need libssl-dev
-fi
+	cmd cmp diffutils
+	cmd file file
+	# Static C programs need libc.a (libc6-dev, which gcc pulls in).
+	path /usr/lib/x86_64-linux-gnu/libc.a libc6-dev
+	# Go -buildmode=pie binaries for arm64 and ppc64le name the target's
+	# dynamic loader; qemu-user finds it with -L /usr/<triplet>.
+	path /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 libc6-arm64-cross
+	path /usr/powerpc64le-linux-gnu/lib/ld64.so.2 libc6-ppc64el-cross
+}
 
-if [ ${#missing[@]} -eq 0 ]; then
-	exit 0
-fi
+group_robust() {
+	cmd gcc gcc
+	cmd make make
+	cmd python3 python3
+	cmd clang clang
+	cmd valgrind valgrind
+	cmd setfattr attr
+	cmd getfattr attr
+	cmd setfacl acl
+	cmd getfacl acl
+	cmd setcap libcap2-bin
+	cmd getcap libcap2-bin
+	cmd chattr e2fsprogs
+	cmd lsattr e2fsprogs
+	cmd mount mount
+	cmd setpriv util-linux
+	cmd unshare util-linux
+	cmd timeout coreutils
+	cmd mknod coreutils
+	cmd readelf binutils
+	# libFuzzer and the sanitizer runtimes come in libclang-rt-NN-dev, whose
+	# NN follows the clang version; clang prints the bare name when it
+	# lacks the file.
+	command -v clang >/dev/null 2>&1 || return 0
+	local lib f v arch
+	arch=$(uname -m)
+	for lib in fuzzer asan ubsan_standalone; do
+		f=$(clang -print-file-name="libclang_rt.$lib-$arch.a" 2>/dev/null)
+		if [ ! -f "$f" ]; then
+			v=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -n 1)
+			need "libclang-rt-${v:-14}-dev"
+		fi
+	done
+}
+
+group_bench() {
+	# /usr/bin/time is named by path: the shell keyword `time` cannot
+	# report peak resident memory (-f %M).
+	path /usr/bin/time time
+	cmd python3 python3
+	cmd openssl openssl
+	cmd go golang-go
+	cmd gcc gcc
+	cmd perf linux-perf
+	cmd lscpu util-linux
+	cmd truncate coreutils
+	cmd sync coreutils
+}
+
+check() {
+	local g
+	missing=()
+	for g in "${groups[@]}"; do "group_$g"; done
+}
+
+check
+[ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$check_only" = 1 ]; then
-	echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+	echo "$me: missing Debian packages: ${missing[*]}" >&2
 	exit 1
 fi
-
 if [ "$(id -u)" != 0 ]; then
 	{
-		echo "install-deps: missing Debian packages: ${missing[*]}"
-		echo "install-deps: run this as root, or install them with:"
+		echo "$me: missing Debian packages: ${missing[*]}"
+		echo "$me: run this as root, or install them with:"
 		echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}"
 	} >&2
 	exit 1
 fi
 
-echo "install-deps: installing ${missing[*]}" >&2
+# One apt run at a time; another may have installed them meanwhile.
+exec 9>/var/lock/elf-buildid-deps.lock 2>/dev/null || exec 9>/tmp/elf-buildid-deps.lock
+flock 9
+check
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "$me: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update || {
-	echo "install-deps: apt-get update failed" >&2
+# A fresh machine has no package lists: update when the install fails.
+if ! apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+	apt-get update >&2 || {
+		echo "$me: apt-get update failed" >&2
+		exit 1
+	}
+	apt-get install -y --no-install-recommends "${missing[@]}" >&2 || {
+		echo "$me: apt-get install ${missing[*]} failed" >&2
+		exit 1
+	}
+fi
+# A package that did not bring what was looked for is a failure too.
+check
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "$me: still missing after apt-get install: ${missing[*]}" >&2
 	exit 1
-}
-apt-get install -y --no-install-recommends "${missing[@]}" || {
-	echo "install-deps: apt-get install ${missing[*]} failed" >&2
-	exit 1
-}
+fi
 exit 0

@@ -3,13 +3,11 @@
 # Not a test itself (tests/run.sh runs only tNNNN-*.sh).
 # shellcheck shell=bash
 
-# kit_prelude: the kit's apt packages and fixtures, or a failure (never a
-# skip: both are ours to provide). Sets $KIT.
+# kit_prelude: the kit's Debian packages (a skip when missing: `make test`
+# installs them) and its fixtures (a failure: they are ours to build).
+# Sets $KIT.
 kit_prelude() {
-	if ! "$TOP/scripts/install-kit-deps.sh" >"$SCRATCH/.deps.log" 2>&1; then
-		echo "not ok 1 - scripts/install-kit-deps.sh failed: $(tail -n 3 "$SCRATCH/.deps.log")"
-		exit 1
-	fi
+	require_deps kit
 	if ! "$TOP/scripts/build-kit-fixtures.sh" >"$SCRATCH/.kitfix.log" 2>&1; then
 		echo "not ok 1 - scripts/build-kit-fixtures.sh failed: $(tail -n 3 "$SCRATCH/.kitfix.log")"
 		exit 1

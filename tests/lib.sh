@@ -274,6 +274,18 @@ require_fixtures() {
 	done
 }
 
+# require_deps GROUP...: the Debian packages of these groups of
+# scripts/install-deps.sh, which `make test` installs before any test runs.
+# Tests install nothing: when one is missing, the whole script is one
+# skipped block that names the packages.
+require_deps() {
+	local why
+	why=$("$TOP/scripts/install-deps.sh" --check "$@" 2>&1) && return 0
+	t_skip "$T_NAME: needs the packages of scripts/install-deps.sh $*" \
+		"${why#install-deps: } (scripts/install-deps.sh $*)"
+	t_done
+}
+
 # copy_fixture VARIANT [DEST]: a private, writable copy; prints its path.
 copy_fixture() {
 	local dest=${2:-$SCRATCH/$1}

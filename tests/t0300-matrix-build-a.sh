@@ -9,10 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/matrix-lib.sh"
 
-t_begin "scripts/install-matrix-deps.sh: toolchains, linkers, qemu-user, perf present"
-expect_exit 0 "$TOP/scripts/install-matrix-deps.sh"
-t_end
-
 matrix_build 'go-386*' 'go-amd64*' 'go-arm*' 'go-loong64*' 'go-mips*'
 
 t_done

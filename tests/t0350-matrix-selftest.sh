@@ -5,6 +5,7 @@
 # sloppily; each lie must be caught by the check meant for it, so a green
 # matrix (t0310-t0340) means something.
 . "$(dirname "$0")/lib.sh"
+require_deps matrix
 
 shapes=(go-amd64 go-s390x c-gcc-bfd-pie-buildid)
 

@@ -16,10 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 require_tool
 
-if ! "$TOP/scripts/install-kit-deps.sh" >"$SCRATCH/.deps.log" 2>&1; then
-	echo "not ok 1 - scripts/install-kit-deps.sh failed: $(tail -n 3 "$SCRATCH/.deps.log")"
-	exit 1
-fi
+require_deps kit
 
 export HOME=$SCRATCH/home
 export PERF_BUILDID_DIR=$HOME/.debug

@@ -13,10 +13,7 @@
 require_tool
 require_fixtures plain
 
-"$TOP/scripts/install-kit-deps.sh" >"$SCRATCH/.deps.log" 2>&1 || {
-	echo "not ok 1 - scripts/install-kit-deps.sh failed: $(tail -n 3 "$SCRATCH/.deps.log")"
-	exit 1
-}
+require_deps kit
 
 export HOME=$SCRATCH/home
 mkdir -p "$HOME"

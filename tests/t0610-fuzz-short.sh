@@ -11,6 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 require_fixtures plain sw nobuildid pie reserved existing
 
+require_deps robust
+
 secs=${EBID_FUZZ_SECONDS:-60}
 t_begin "make fuzz-build builds the harness with clang and the sanitizers"
 t_check

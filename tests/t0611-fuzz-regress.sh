@@ -6,6 +6,7 @@
 # the command line (show, verify, inject: the checks of t0600).
 . "$(dirname "$0")/lib.sh"
 require_tool
+require_deps robust
 
 regress=$TOP/tests/fuzz/regress
 files=()

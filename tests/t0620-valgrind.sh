@@ -8,10 +8,7 @@
 require_tool
 require_fixtures "${VARIANTS[@]}"
 
-"$TOP/scripts/install-robust-deps.sh" >&2 || {
-	echo "not ok 1 - scripts/install-robust-deps.sh failed"
-	exit 1
-}
+require_deps robust
 if nm "$EBID" 2>/dev/null | grep '__asan_init\|__ubsan_handle' >/dev/null; then
 	t_skip "valgrind memcheck of $EBID" \
 		"the binary is built with sanitizers (make SANITIZE=...); memcheck needs the plain build (make test)"

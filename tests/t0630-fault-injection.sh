@@ -14,10 +14,7 @@
 require_tool
 require_fixtures nobuildid
 
-"$TOP/scripts/install-robust-deps.sh" >&2 || {
-	echo "not ok 1 - scripts/install-robust-deps.sh failed"
-	exit 1
-}
+require_deps robust
 shim=$TOP/build/robust/faultshim.so
 make -C "$TOP" --no-print-directory faultshim >"$SCRATCH/make.out" 2>&1 || {
 	echo "not ok 1 - make faultshim failed: $(tail -n 5 "$SCRATCH/make.out")"

@@ -9,10 +9,7 @@
 require_tool
 require_fixtures plain nobuildid
 
-"$TOP/scripts/install-robust-deps.sh" >&2 || {
-	echo "not ok 1 - scripts/install-robust-deps.sh failed"
-	exit 1
-}
+require_deps robust
 mounts=()
 immutable=()
 cleanup() {
