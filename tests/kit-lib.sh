@@ -8,7 +8,7 @@
 # Sets $KIT.
 kit_prelude() {
 	require_deps kit
-	if ! "$TOP/scripts/build-kit-fixtures.sh" >"$SCRATCH/.kitfix.log" 2>&1; then
+	if ! build_locked kit "$TOP/scripts/build-kit-fixtures.sh" >"$SCRATCH/.kitfix.log" 2>&1; then
 		echo "not ok 1 - scripts/build-kit-fixtures.sh failed: $(tail -n 3 "$SCRATCH/.kitfix.log")"
 		exit 1
 	fi

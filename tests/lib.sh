@@ -286,6 +286,18 @@ require_deps() {
 	t_done
 }
 
+# build_locked NAME CMD...: run CMD, a build into a path that tests share,
+# holding the lock NAME (one for each such path: matrix for build/matrix,
+# fixtures, kit for build/fixtures/kit, fuzz, robust): tests/run.sh runs
+# scripts in parallel, and two builds of one file at once could leave a
+# torn file. The second build then finds the work done.
+build_locked() {
+	local name=$1
+	shift
+	mkdir -p "$TOP/build"
+	flock "$TOP/build/.lock-$name" "$@"
+}
+
 # copy_fixture VARIANT [DEST]: a private, writable copy; prints its path.
 copy_fixture() {
 	local dest=${2:-$SCRATCH/$1}

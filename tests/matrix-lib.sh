@@ -22,7 +22,7 @@ matrix_build() {
 
 	t_begin "scripts/build-matrix.sh ${*:-(everything)}"
 	start=$(date +%s)
-	expect_exit 0 "$TOP/scripts/build-matrix.sh" "$@"
+	expect_exit 0 build_locked matrix "$TOP/scripts/build-matrix.sh" "$@"
 	echo "# build took $(($(date +%s) - start)) s: $(tail -n 1 "$SCRATCH/.err")"
 	t_end
 
@@ -46,7 +46,7 @@ matrix_run() {
 	require_deps matrix
 
 	t_begin "$group: fixtures built"
-	expect_exit 0 "$TOP/scripts/build-matrix.sh" "$group"
+	expect_exit 0 build_locked matrix "$TOP/scripts/build-matrix.sh" "$group"
 	t_end
 
 	tsv=$SCRATCH/matrix.tsv

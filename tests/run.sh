@@ -7,10 +7,19 @@
 # and exits non-zero when anything failed. A skipped test is never counted
 # as passed; a script that dies, times out or prints no result is a failure.
 #
-# Usage: tests/run.sh [-q] [tests/tNNNN-what.sh | UNIT-BINARY ...]
-#   -q  print only failures, skips and the summary
+# Programs run in parallel, N at a time; each one's output goes to its own
+# file (build/tests/NAME.tap and .tap.stderr) and is printed whole, in name
+# order (units first), as soon as it and those before it are done. The
+# scripts in ALONE below run with nothing else running. The longest
+# programs of the last run (build/tests/.durations) are started first.
+#
+# Usage: tests/run.sh [-q] [-j N] [tests/tNNNN-what.sh | UNIT-BINARY ...]
+#   -q    print only failures, skips and the summary
+#   -j N  run N programs at once (default: $EBID_TEST_JOBS, else the
+#         number of CPUs); -j 1 runs them one after another
 # Environment: EBID_BUILD (default build), EBID (the binary under test),
-#   EBID_TEST_TIMEOUT (seconds per script, default 300)
+#   EBID_TEST_TIMEOUT (seconds per script, default 600: a script may first
+#   wait for another's build of a shared fixture), EBID_TEST_JOBS
 set -u
 set -o pipefail
 
@@ -31,19 +40,36 @@ case "$EBID_BUILD" in
 /*) build=$EBID_BUILD ;;
 *) build=$top/$EBID_BUILD ;;
 esac
-timeout_s=${EBID_TEST_TIMEOUT:-300}
+timeout_s=${EBID_TEST_TIMEOUT:-600}
+
+# Scripts that must not share the machine: their checks bound how long a
+# lock wait or a race takes (t0700: --lock-timeout to the 100 ms; t0710:
+# 200 racing runs within EBID_RACE_SECONDS).
+ALONE=(t0700-concurrency t0710-hostile-tree)
 
 quiet=0
-if [ "${1:-}" = "-q" ]; then
-	quiet=1
+jobs=${EBID_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-q) quiet=1 ;;
+	-j) jobs=${2:-}; shift ;;
+	-j*) jobs=${1#-j} ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
+case "$jobs" in
+'' | *[!0-9]* | 0)
+	echo "tests/run.sh: -j wants a number of jobs, 1 or more (got '$jobs')" >&2
+	exit 64
+	;;
+esac
 
 passed=0
 failed=0
 skipped=0
 failures=()
-times=()
+slowest=()
 logdir=$top/build/tests
 mkdir -p "$logdir"
 
@@ -81,35 +107,9 @@ count() {
 	return 0
 }
 
-# run_one NAME CMD...: run one TAP program under a timeout and count it.
-run_one() {
-	local name=$1 log f0 rc
-	shift
-	log=$logdir/${name//\//-}.tap
-	[ "$quiet" = 0 ] && echo "# $name"
-	f0=$failed
-	local p0=$passed s0=$skipped t0=$SECONDS
-	timeout -k 10 "$timeout_s" "$@" >"$log" 2>"$log.stderr" </dev/null
-	rc=$?
-	times+=("$((SECONDS - t0))s $name")
-	count "$name" <"$log"
-	if [ $((passed + failed + skipped - p0 - f0 - s0)) -eq 0 ]; then
-		failed=$((failed + 1))
-		failures+=("$name: printed no test result (exit $rc)")
-		echo "not ok - $name printed no test result (exit $rc)"
-	elif [ "$rc" != 0 ] && [ "$failed" = "$f0" ]; then
-		failed=$((failed + 1))
-		failures+=("$name: exited $rc without reporting a failure")
-		echo "not ok - $name exited $rc without reporting a failure"
-	fi
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		echo "# $name: timed out after ${timeout_s}s"
-	fi
-	if [ -s "$log.stderr" ] && { [ "$quiet" = 0 ] || [ "$failed" != "$f0" ]; }; then
-		sed "s/^/# $name stderr: /" "$log.stderr" | head -n 20
-	fi
-}
-
+# The programs, in the order their results are printed.
+names=()    # unit/NAME or the script's name
+progs=()    # the file to run
 if [ $# -gt 0 ]; then
 	# Shell tests by their .sh name; anything else is a TAP program.
 	scripts=()
@@ -130,10 +130,15 @@ else
 		[ -f "$f" ] && [ -x "$f" ] && units+=("$f")
 	done
 fi
-
 for u in ${units[@]+"${units[@]}"}; do
-	run_one "unit/$(basename "$u")" "$u"
+	names+=("unit/$(basename "$u")")
+	progs+=("$u")
 done
+for s in ${scripts[@]+"${scripts[@]}"}; do
+	names+=("$(basename "$s" .sh)")
+	progs+=("$s")
+done
+total=${#names[@]}
 
 if [ ${#scripts[@]} -gt 0 ]; then
 	if ! "$top/scripts/build-fixtures.sh"; then
@@ -143,12 +148,151 @@ if [ ${#scripts[@]} -gt 0 ]; then
 	fi
 fi
 
-for s in ${scripts[@]+"${scripts[@]}"}; do
-	run_one "$(basename "$s" .sh)" bash "$s"
+log_of() { local n=${names[$1]}; echo "$logdir/${n//\//-}.tap"; }
+
+is_alone() {
+	local a
+	for a in "${ALONE[@]}"; do [ "$a" = "${names[$1]}" ] && return 0; done
+	return 1
+}
+
+# Start order: alone scripts first (nothing else runs then), then the
+# others, longest first by the last run's durations, else in name order.
+declare -A last_secs=()
+if [ -f "$logdir/.durations" ]; then
+	while read -r secs name; do
+		[ -n "${name:-}" ] && last_secs[$name]=$secs
+	done <"$logdir/.durations"
+fi
+order=()
+for ((i = 0; i < total; i++)); do
+	is_alone "$i" && order+=("$i")
 done
+while read -r _ i; do
+	order+=("$i")
+done < <(for ((i = 0; i < total; i++)); do
+	is_alone "$i" || echo "${last_secs[${names[$i]}]:-0} $i"
+done | sort -s -k1,1nr)
+
+# start I: run program I in the background; its exit status and duration
+# go to LOG.rc when it ends.
+start() {
+	local i=$1 log prog=${progs[$1]}
+	log=$(log_of "$i")
+	rm -f "$log.rc"
+	(
+		t0=$SECONDS
+		if [[ "$prog" == *.sh ]]; then
+			timeout -k 10 "$timeout_s" bash "$prog" >"$log" 2>"$log.stderr" </dev/null
+		else
+			timeout -k 10 "$timeout_s" "$prog" >"$log" 2>"$log.stderr" </dev/null
+		fi
+		rc=$?
+		# The CPU time of the program and its children (user + system).
+		# (times in this shell: in a pipe it would see no children.)
+		times >"$log.times"
+		cpu=$(awk 'END { for (i = 1; i <= 2; i++) {
+			split($i, t, /[ms]/); s += t[1] * 60 + t[2] }; printf "%d", s + 0.5 }' "$log.times")
+		rm -f "$log.times"
+		echo "$rc $((SECONDS - t0)) $cpu" >"$log.rc"
+	) &
+	pids[i]=$!
+}
+
+# Interrupted: stop the programs still running (timeout(1), in its own
+# process group, passes the signal on to its program).
+stop_all() {
+	local i
+	for i in ${running[@]+"${running[@]}"}; do
+		pkill -TERM -P "${pids[i]}" 2>/dev/null
+		kill -TERM "${pids[i]}" 2>/dev/null
+	done
+}
+trap 'stop_all; exit 130' INT
+trap 'stop_all; exit 143' TERM
+
+# report I: count program I's finished output, as run_one used to.
+report() {
+	local i=$1 name=${names[$1]} log rc secs cpu f0=$failed p0=$passed s0=$skipped
+	log=$(log_of "$i")
+	read -r rc secs cpu <"$log.rc"
+	slowest+=("${secs}s $name (CPU ${cpu}s)")
+	durations+=("$secs $name")
+	[ "$quiet" = 0 ] && echo "# $name"
+	count "$name" <"$log"
+	if [ $((passed + failed + skipped - p0 - f0 - s0)) -eq 0 ]; then
+		failed=$((failed + 1))
+		failures+=("$name: printed no test result (exit $rc)")
+		echo "not ok - $name printed no test result (exit $rc)"
+	elif [ "$rc" != 0 ] && [ "$failed" = "$f0" ]; then
+		failed=$((failed + 1))
+		failures+=("$name: exited $rc without reporting a failure")
+		echo "not ok - $name exited $rc without reporting a failure"
+	fi
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "# $name: timed out after ${timeout_s}s"
+	fi
+	if [ -s "$log.stderr" ] && { [ "$quiet" = 0 ] || [ "$failed" != "$f0" ]; }; then
+		sed "s/^/# $name stderr: /" "$log.stderr" | head -n 20
+	fi
+}
+
+pids=()     # the background shell of program I
+done_=()    # 1 when program I has ended
+running=()  # the indexes of the programs running
+durations=()
+next=0      # the next index into order to start
+shown=0     # the programs reported so far, in name order
+alone_running=0
+while [ "$shown" -lt "$total" ]; do
+	# Start what may start.
+	while [ "$next" -lt "$total" ] && [ "$alone_running" = 0 ] &&
+		[ ${#running[@]} -lt "$jobs" ]; do
+		i=${order[$next]}
+		if is_alone "$i"; then
+			[ ${#running[@]} -eq 0 ] || break
+			alone_running=1
+		fi
+		start "$i"
+		running+=("$i")
+		next=$((next + 1))
+	done
+	# Wait for one to end (its .rc is written just before it exits).
+	if [ ${#running[@]} -gt 0 ]; then
+		wait -n 2>/dev/null
+		still=()
+		for i in "${running[@]}"; do
+			if [ -f "$(log_of "$i").rc" ]; then
+				done_[i]=1
+				is_alone "$i" && alone_running=0
+			else
+				still+=("$i")
+			fi
+		done
+		running=(${still[@]+"${still[@]}"})
+	fi
+	# Print, in name order, everything whose turn has come.
+	while [ "$shown" -lt "$total" ] && [ "${done_[shown]:-0}" = 1 ]; do
+		report "$shown"
+		shown=$((shown + 1))
+	done
+done
+wait
+
+# Durations, to start the longest first next time (a run of some programs
+# updates theirs and keeps the others').
+if [ ${#durations[@]} -gt 0 ]; then
+	for d in "${durations[@]}"; do
+		last_secs[${d#* }]=${d%% *}
+	done
+	for name in "${!last_secs[@]}"; do
+		echo "${last_secs[$name]} $name"
+	done | sort -k2 >"$logdir/.durations.tmp" &&
+		mv "$logdir/.durations.tmp" "$logdir/.durations"
+fi
 
 # The slowest programs, to keep the suite quick.
-printf '%s\n' ${times[@]+"${times[@]}"} | sort -rn | head -n 5 |
+printf '%s\n' ${slowest[@]+"${slowest[@]}"} | sort -rn | head -n 5 |
 	sed 's/^/# slowest: /'
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failures:"

@@ -130,7 +130,7 @@ t_end
 # 32-bit and big-endian files: Go's `existing` cross-built (386: ELF32 LSB,
 # s390x: ELF64 MSB; the two code paths are independent of each other).
 cross=(existing-386 existing-s390x)
-if ! "$TOP/scripts/build-fixtures.sh" "${cross[@]}" >/dev/null 2>&1; then
+if ! build_locked fixtures "$TOP/scripts/build-fixtures.sh" "${cross[@]}" >/dev/null 2>&1; then
 	t_begin "cross-built fixtures for the checker"
 	t_fail "scripts/build-fixtures.sh ${cross[*]} failed"
 	t_end

@@ -10,7 +10,7 @@ require_deps matrix
 shapes=(go-amd64 go-s390x c-gcc-bfd-pie-buildid)
 
 t_begin "fixtures for the self-test are built"
-expect_exit 0 "$TOP/scripts/build-matrix.sh" "${shapes[@]}"
+expect_exit 0 build_locked matrix "$TOP/scripts/build-matrix.sh" "${shapes[@]}"
 t_end
 
 # fake MODE: a stand-in for elf-buildid that misbehaves in MODE's way.

@@ -6,8 +6,9 @@
 # build/matrix/NAME (written by tests/golden/dry-run.sh); any change shows
 # here as a diff. A deliberate change is recorded with `make golden-update`.
 #
-# The matrix is built by t0300 and t0301, which run before this script; run
-# alone, this script skips when build/matrix/ is not built (make matrix).
+# The matrix is built by t0300 and t0301 (under tests/run.sh -j, this
+# script waits for their build); run alone, this script skips when
+# build/matrix/ is not built (make matrix).
 # The shapes are binaries from the toolchains recorded in
 # tests/golden/dry-run/toolchain: with other toolchains a difference may be
 # theirs, not the planner's, so it is shown and the shape skipped.
@@ -38,6 +39,10 @@ done
 expect_eq "shapes without a golden file (make golden-update)" "${missing[*]-}" ""
 expect_eq "golden files of shapes the matrix no longer has (make golden-update)" "${stale[*]-}" ""
 t_end
+
+# Under tests/run.sh -j, t0300 and t0301 may be building the matrix right
+# now: wait until they let go of it (this script builds nothing itself).
+build_locked matrix true
 
 built=0
 for s in "${shapes[@]}"; do

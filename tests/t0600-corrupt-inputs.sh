@@ -19,6 +19,13 @@ full=${EBID_ROBUST_FULL:-0}
 sample=${EBID_CORRUPT_SAMPLE:-600}
 shards=1
 [ "$full" = 1 ] && shards=${EBID_CORRUPT_SHARDS:-16}
+# The small bases in build/robust/small are shared with t0610 and t0620:
+# made under the lock, then only read.
+build_locked robust python3 "$TOP/scripts/mkcorrupt.py" --small-only \
+	--small-dir "$TOP/build/robust/small" >/dev/null 2>"$SCRATCH/small.err" || {
+	echo "not ok 1 - mkcorrupt.py --small-only failed: $(cat "$SCRATCH/small.err")"
+	exit 1
+}
 results=$SCRATCH/results.tsv
 problems=$SCRATCH/problems.tsv
 manifest=$SCRATCH/manifest.tsv
@@ -173,7 +180,7 @@ expect_eq "verify exit" "$rc" 0
 t_end
 
 t_begin "bug 9: an EIO on the first read is an error, not 'not an ELF file'"
-if make -C "$TOP" --no-print-directory faultshim >"$SCRATCH/make.out" 2>&1; then
+if build_locked robust make -C "$TOP" --no-print-directory faultshim >"$SCRATCH/make.out" 2>&1; then
 	mkdir -p "$SCRATCH/rp/d"
 	cp "$small/tiny" "$SCRATCH/rp/d/prog"
 	for cmd in verify show inject; do

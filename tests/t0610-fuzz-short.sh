@@ -16,9 +16,13 @@ require_deps robust
 secs=${EBID_FUZZ_SECONDS:-60}
 t_begin "make fuzz-build builds the harness with clang and the sanitizers"
 t_check
-make -C "$TOP" --no-print-directory fuzz-build >"$SCRATCH/make.out" 2>&1 ||
+build_locked fuzz make -C "$TOP" --no-print-directory fuzz-build >"$SCRATCH/make.out" 2>&1 ||
 	t_fail "make fuzz-build failed: $(tail -n 8 "$SCRATCH/make.out")"
 expect_true "build/fuzz/fuzz_inject is not executable" [ -x "$TOP/build/fuzz/fuzz_inject" ]
+# The seeds' small bases (shared with t0600 and t0620), made under the lock
+# so that run-fuzz.sh finds them up to date and only reads them.
+expect_true "mkcorrupt.py --small-only failed" build_locked robust python3 "$TOP/scripts/mkcorrupt.py" \
+	--small-only --small-dir "$TOP/build/robust/small" >/dev/null
 t_end
 
 t_begin "a ${secs}s campaign finds nothing"

@@ -21,7 +21,7 @@ if [ ${#files[@]} -eq 0 ]; then
 	exit 1
 fi
 
-make -C "$TOP" --no-print-directory fuzz-build >"$SCRATCH/make.out" 2>&1
+build_locked fuzz make -C "$TOP" --no-print-directory fuzz-build >"$SCRATCH/make.out" 2>&1
 built=$?
 for f in "${files[@]}"; do
 	name=$(basename "$f")

@@ -14,7 +14,7 @@ if nm "$EBID" 2>/dev/null | grep '__asan_init\|__ubsan_handle' >/dev/null; then
 		"the binary is built with sanitizers (make SANITIZE=...); memcheck needs the plain build (make test)"
 	t_done
 fi
-small=$(python3 "$TOP/scripts/mkcorrupt.py" --small-only \
+small=$(build_locked robust python3 "$TOP/scripts/mkcorrupt.py" --small-only \
 	--small-dir "$TOP/build/robust/small") || {
 	echo "not ok 1 - mkcorrupt.py --small-only failed"
 	exit 1

@@ -16,7 +16,7 @@ require_fixtures nobuildid
 
 require_deps robust
 shim=$TOP/build/robust/faultshim.so
-make -C "$TOP" --no-print-directory faultshim >"$SCRATCH/make.out" 2>&1 || {
+build_locked robust make -C "$TOP" --no-print-directory faultshim >"$SCRATCH/make.out" 2>&1 || {
 	echo "not ok 1 - make faultshim failed: $(tail -n 5 "$SCRATCH/make.out")"
 	exit 1
 }
