@@ -169,6 +169,10 @@ int ebid_at_named(struct ebid_at *at, const char *path, bool follow,
 	int ret = 0;
 
 	ebid_at_init(at);
+	/* dirname() and basename() would make "" the current directory. */
+	if (!path[0])
+		return ebid_err(err, errlen, -ENOENT, "cannot open: %s",
+				strerror(ENOENT));
 	/* The user named the path: a symlink they named stands for its target. */
 	if (follow && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
 		real = realpath(path, NULL);

@@ -106,4 +106,16 @@ expect_one_error_line "$SCRATCH/inputs/text"
 [ -e "$SCRATCH/out" ] && t_fail "-o output was created"
 t_end
 
+# An empty name is no file; it must not turn into the current directory.
+for cmd in inject verify show link; do
+	t_begin "an empty FILE name: $cmd exits 2 with 'No such file or directory'"
+	if [ "$cmd" = link ]; then
+		expect_exit 2 "$EBID" link --debug-dir="$SCRATCH/dbg" ""
+	else
+		expect_exit 2 "$EBID" "$cmd" ""
+	fi
+	expect_match "stderr" "$err" "^elf-buildid: '': $cmd: cannot open: No such file or directory\$"
+	t_end
+done
+
 t_done
