@@ -141,6 +141,7 @@ static bool section_view(const struct ebid_elf *elf, char *why, size_t len)
 static void kernel_why(const struct ebid_elf *elf, char *why, size_t len)
 {
 	size_t ehsize = ebid_ehdr_layouts[elf->elfclass - 1].size;
+	int in = ebid_note_container(elf);
 
 	if (elf->type != EBID_ET_EXEC && elf->type != EBID_ET_DYN)
 		snprintf(why, len,
@@ -157,11 +158,10 @@ static void kernel_why(const struct ebid_elf *elf, char *why, size_t len)
 		snprintf(why, len,
 			 "PT_NOTE [%d] covers it, but not inside the first page",
 			 elf->gnu.pt_index);
-	else if (ebid_note_container(elf) >= 0)
+	else if (in >= 0)
 		snprintf(why, len,
 			 "it lies in PT_NOTE [%d], but a walk of that segment's notes at 4-byte alignment, the kernel's, does not reach it (p_align %llu)",
-			 ebid_note_container(elf),
-			 (unsigned long long)elf->phdrs[ebid_note_container(elf)].align);
+			 in, (unsigned long long)elf->phdrs[in].align);
 	else
 		snprintf(why, len,
 			 "no PT_NOTE inside the first page covers the note");
