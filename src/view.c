@@ -71,15 +71,41 @@ static void why_no_section(const struct ebid_elf *elf, char *why, size_t len)
 }
 
 /*
- * Readers by section (perf, gdb, file, strip) take the first section named
- * .note.gnu.build-id: the note must be in it, it must be SHF_ALLOC (strip
- * keeps it) and hold the whole note at its sh_addralign, and no other
- * section, section 0 included, may carry the name.
+ * The names perf looks the note up by, in its order (tools/perf/util/
+ * symbol-elf.c, elf_read_build_id): it takes the first section of the first
+ * name that any section carries, and walks only that section's notes. gdb
+ * (BFD) and file read every SHT_NOTE section; strip keeps any SHF_ALLOC
+ * one. perf's rule is therefore the narrowest, and the one that decides.
+ */
+static const char *const perf_names[] = { EBID_GNU_NOTE_NAME, ".notes", ".note" };
+
+/* The section perf reads the id from, or 0 when no section has its names. */
+static size_t perf_section(const struct ebid_elf *elf, const char **name)
+{
+	size_t n, i;
+
+	for (n = 0; n < sizeof(perf_names) / sizeof(perf_names[0]); n++)
+		for (i = 1; i < elf->shnum; i++)
+			if (!strcmp(elf->shdrs[i].name_str, perf_names[n])) {
+				*name = perf_names[n];
+				return i;
+			}
+	*name = NULL;
+	return 0;
+}
+
+/*
+ * Readers by section (perf, gdb, file, strip): the note must be in the
+ * section perf picks (above), which must be SHF_ALLOC (strip keeps it) and
+ * hold the whole note at its sh_addralign. A second section named
+ * .note.gnu.build-id, section 0 included, is refused too: tools that take
+ * the last one, or merge by name, would see another note.
  */
 static bool section_view(const struct ebid_elf *elf, char *why, size_t len)
 {
 	const struct ebid_note *g = &elf->gnu;
-	size_t first = ebid_note_section(elf), i;
+	const char *pname;
+	size_t pick = perf_section(elf, &pname), i;
 	const struct ebid_shdr *s = &elf->shdrs[g->shndx];
 	char name[40];
 
@@ -92,24 +118,25 @@ static bool section_view(const struct ebid_elf *elf, char *why, size_t len)
 		why_no_section(elf, why, len);
 		return false;
 	}
-	if (strcmp(s->name_str, EBID_GNU_NOTE_NAME)) {
+	if (!pick) {
 		printable_name(name, sizeof(name), s->name_str);
 		snprintf(why, len,
-			 "section header [%zu]: sh_name %u reads '%s', not %s, for the section holding the GNU build-id note",
+			 "section header [%zu]: sh_name %u reads '%s'; perf reads the id only from a section named %s, .notes or .note",
 			 g->shndx, s->name, name, EBID_GNU_NOTE_NAME);
 		return false;
 	}
-	if (first != g->shndx) {
+	if (pick != g->shndx) {
+		printable_name(name, sizeof(name), s->name_str);
 		snprintf(why, len,
-			 "section header [%zu] is also named %s and comes before section [%zu] that holds the note (perf takes the first)",
-			 first, EBID_GNU_NOTE_NAME, g->shndx);
+			 "section header [%zu] %s comes first in perf's lookup (%s, then .notes, then .note) but the note is in section [%zu] '%s'",
+			 pick, pname, EBID_GNU_NOTE_NAME, g->shndx, name);
 		return false;
 	}
 	/* Section 0's name is not in name_str; readers may still use it. */
 	if (elf->shdrs[0].name && elf->shdrs[0].name < elf->shstrtab_size &&
-	    !strcmp(elf->shstrtab + elf->shdrs[0].name, EBID_GNU_NOTE_NAME)) {
+	    !strcmp(elf->shstrtab + elf->shdrs[0].name, pname)) {
 		snprintf(why, len, "section header [0]: sh_name %u names %s too",
-			 elf->shdrs[0].name, EBID_GNU_NOTE_NAME);
+			 elf->shdrs[0].name, pname);
 		return false;
 	}
 	for (i = g->shndx + 1; i < elf->shnum; i++)
@@ -122,15 +149,13 @@ static bool section_view(const struct ebid_elf *elf, char *why, size_t len)
 	if (!(s->flags & EBID_SHF_ALLOC)) {
 		snprintf(why, len,
 			 "section header [%zu] %s: sh_flags 0x%llx lack SHF_ALLOC",
-			 g->shndx, EBID_GNU_NOTE_NAME,
-			 (unsigned long long)s->flags);
+			 g->shndx, pname, (unsigned long long)s->flags);
 		return false;
 	}
 	if (g->note_off + g->note_size > s->offset + s->size) {
 		snprintf(why, len,
 			 "section header [%zu] %s: sh_size %llu cuts the note's padding to sh_addralign %llu",
-			 g->shndx, EBID_GNU_NOTE_NAME,
-			 (unsigned long long)s->size,
+			 g->shndx, pname, (unsigned long long)s->size,
 			 (unsigned long long)s->addralign);
 		return false;
 	}

@@ -8,9 +8,10 @@ id with hashlib, and emulates the kernel's lib/buildid.c reader.
   ebid.py id FILE [--hash=sha1|sha256|md5]
       Recompute the content id of FILE (every byte, descriptor zeroed,
       hashed, truncated) and print it. Exit 1, printing both, when it differs
-      from the id stored in the .note.gnu.build-id section.
+      from the id stored where perf looks (.note.gnu.build-id, else .notes,
+      else .note).
   ebid.py note FILE [-v]
-      Print the id stored in the .note.gnu.build-id section (no hashing).
+      Print the id stored where perf looks (no hashing).
       -v adds the section's index, type, flags, alignment and offsets.
   ebid.py kernel FILE [-v]
       Print the id the kernel would read from the first 4096 bytes (program
@@ -270,24 +271,30 @@ class Elf(Fields):
         return shdrs
 
     def build_id_note(self):
-        """The GNU/3 note in the .note.gnu.build-id section, as a dict."""
-        secs = [sh for sh in self.shdrs
-                if sh["name_str"] == ".note.gnu.build-id"]
-        if not secs:
-            raise BadInput("no .note.gnu.build-id section")
-        if len(secs) > 1:
-            raise BadInput("%d .note.gnu.build-id sections" % len(secs))
+        """The GNU/3 note where perf looks (symbol-elf.c, elf_read_build_id):
+        the first section named .note.gnu.build-id, else .notes, else
+        .note. Two sections named .note.gnu.build-id are refused."""
+        gnu = [sh for sh in self.shdrs
+               if sh["name_str"] == ".note.gnu.build-id"]
+        if len(gnu) > 1:
+            raise BadInput("%d .note.gnu.build-id sections" % len(gnu))
+        for want in (".note.gnu.build-id", ".notes", ".note"):
+            secs = [sh for sh in self.shdrs if sh["name_str"] == want]
+            if secs:
+                break
+        else:
+            raise BadInput("no .note.gnu.build-id section (nor .notes, .note)")
         sh = secs[0]
         if sh["type"] != SHT_NOTE:
-            raise BadInput(".note.gnu.build-id has type %d, not SHT_NOTE"
-                           % sh["type"])
+            raise BadInput("%s has type %d, not SHT_NOTE"
+                           % (want, sh["type"]))
         for pos, _, descsz, ntype, name, desc_off in self.notes(
                 sh["offset"], sh["size"], sh["addralign"]):
             if ntype == NT_GNU_BUILD_ID and name == b"GNU\0":
                 return dict(section=sh, note_off=pos, desc_off=desc_off,
                             desc_len=descsz,
                             desc=bytes(self.data[desc_off:desc_off + descsz]))
-        raise BadInput("no GNU/3 note in .note.gnu.build-id")
+        raise BadInput("no GNU/3 note in %s" % want)
 
 
 def read_file(path):
