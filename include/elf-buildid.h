@@ -392,6 +392,18 @@ int ebid_elf_debuglink(const struct ebid_elf *elf, int fd, char *name,
 /* Machine name ("x86_64", "aarch64", ...) for e_machine, or NULL. */
 const char *ebid_machine_name(uint16_t machine);
 
+/*
+ * Whether the GNU id is the one Go's linker derives from the file's Go build
+ * id (-B gobuildid; the default from Go 1.24). Such an id is only as unique
+ * as the Go build id: a fixed -buildid gives every binary the same one.
+ */
+enum ebid_go_derivation {
+	EBID_GO_DERIVED_NO = 0,
+	EBID_GO_DERIVED_SUM32,          /* SHA-256, first byte inverted: Go 1.24+ */
+	EBID_GO_DERIVED_NOTSHA256,      /* SHA-256, every bit inverted: older */
+};
+enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf);
+
 /* SHA-256 of the whole file open at fd, hex-encoded into hex[65]. */
 int ebid_sha256_fd(int fd, char hex[65], char *err, size_t errlen);
 

@@ -52,7 +52,7 @@ enum check_status { CHECK_PASS, CHECK_FAIL, CHECK_SKIP };
 struct check {
 	const char *name;
 	enum check_status status;
-	char detail[200];
+	char detail[384];
 };
 
 /* "pass", "fail", "skip". */
@@ -83,6 +83,7 @@ struct result {
 	enum outcome outcome;
 	char id[2 * EBID_MAX_ID + 1];
 	char go_id[EBID_GO_ID_MAX + 1];
+	enum ebid_go_derivation go_derived; /* the GNU id is made from go_id */
 	char msg[EBID_ERRLEN + 64];     /* error, failed checks, skip reason */
 	struct check checks[MAX_CHECKS];
 	size_t nchecks;

@@ -60,6 +60,8 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 
 			ebid_hex(hex, g->desc, n);
 			printf("  gnu-build-id: %s\n", hex);
+			if (ebid_go_derived(&elf) != EBID_GO_DERIVED_NO)
+				printf("  gnu-build-id-from: the Go build id (Go's linker, -B gobuildid)\n");
 			printf("  gnu-note: %s%.0zu%s%s, offset 0x%llx, descsz %u%s\n",
 			       g->shndx ? "section [" : "no section",
 			       g->shndx, g->shndx ? "] " : "",
@@ -317,7 +319,13 @@ static void check_unique(struct result *v, size_t n)
 			other = s[j];
 			break;
 		}
-		if (other) {
+		if (other && s[i]->go_derived && other->go_derived &&
+		    !strcmp(s[i]->go_id, other->go_id)) {
+			add_check(s[i], "unique", CHECK_FAIL,
+				  "same id as '%.150s': both derived from the Go build id '%.100s', the same for every binary built this way; run inject -f",
+				  other->path, s[i]->go_id);
+			s[i]->outcome = OUT_FAIL;
+		} else if (other) {
 			add_check(s[i], "unique", CHECK_FAIL,
 				  "same id as '%.150s'", other->path);
 			s[i]->outcome = OUT_FAIL;

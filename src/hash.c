@@ -179,3 +179,31 @@ out:
 	free(buf);
 	return ret;
 }
+
+/*
+ * Go's linker derives the GNU id from the Go build id (-B gobuildid, the
+ * default from Go 1.24): the first 20 bytes of cmd/internal/hash.Sum32,
+ * which is SHA-256 with its first byte inverted. Before that, the toolchain
+ * hashed with notsha256, SHA-256 with every bit inverted.
+ */
+enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf)
+{
+	const struct ebid_note *g = &elf->gnu, *go = &elf->go;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0, i;
+
+	if (!g->present || !go->present || g->desc_len != 20 ||
+	    go->desc_len == 0 || go->desc_len > EBID_GO_ID_MAX)
+		return EBID_GO_DERIVED_NO;
+	if (EVP_Digest(go->desc, go->desc_len, md, &len, EVP_sha256(),
+		       NULL) != 1 || len < 20)
+		return EBID_GO_DERIVED_NO;
+	md[0] ^= 0xff;
+	if (!memcmp(md, g->desc, 20))
+		return EBID_GO_DERIVED_SUM32;
+	for (i = 1; i < 20; i++) /* byte 0 is inverted already */
+		md[i] ^= 0xff;
+	if (!memcmp(md, g->desc, 20))
+		return EBID_GO_DERIVED_NOTSHA256;
+	return EBID_GO_DERIVED_NO;
+}

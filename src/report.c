@@ -107,6 +107,7 @@ void fill_elf_facts(struct result *r, const struct ebid_elf *elf)
 
 		memcpy(r->go_id, elf->go.desc, n);
 		r->go_id[n] = '\0';
+		r->go_derived = ebid_go_derived(elf);
 	}
 }
 
