@@ -14,7 +14,7 @@ VERSION    := 0.1.0
 
 BUILD      := build
 comma      := ,
-PKGS       := libelf libcrypto
+PKGS       := libelf libcrypto zlib
 
 # Our own flags are kept apart from the user's CFLAGS so that overriding
 # CFLAGS never drops the language level or the warnings.
@@ -29,7 +29,7 @@ WARNINGS += -Werror
 endif
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lelf -lcrypto)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lelf -lcrypto -lz)
 
 ALL_CFLAGS := -std=c17 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-DEBID_VERSION='"$(VERSION)"' -Iinclude -Isrc $(WARNINGS) \
@@ -56,9 +56,9 @@ endif
 
 LIB_SRCS := src/notes.c src/elfread.c src/plan.c src/hash.c src/id.c src/apply.c \
 	src/commit.c src/perf.c src/job.c src/util.c src/walk.c src/inplace.c \
-	src/mapped.c src/at.c src/view.c
+	src/mapped.c src/at.c src/view.c src/profile.c
 CLI_SRCS := src/main.c src/run.c src/report.c src/cmd_job.c src/cmd_verify.c \
-	src/cmd_link.c
+	src/cmd_link.c src/cmd_audit.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)

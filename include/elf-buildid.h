@@ -376,6 +376,60 @@ int ebid_perf_buildid(int fd, long timeout_ms, char *hex, size_t hexlen,
 		      char *err, size_t errlen);
 
 /*
+ * A binary a profile has samples in: its path as recorded, the build-id
+ * recorded for it (lower-case hex; "" when none was), and for pprof whether
+ * the profile already names its functions.
+ */
+struct ebid_dso {
+	char *path;
+	char id[2 * EBID_MAX_ID + 1];
+	bool symbolized;
+	char note[96];          /* why a recorded id was not taken, or "" */
+};
+
+/*
+ * perf bridge: the binaries with samples in the perf.data open at fd, from
+ * `perf buildid-list --with-hits`. *dsos is freed with ebid_dsos_free.
+ */
+int ebid_perf_hits(int fd, long timeout_ms, struct ebid_dso **dsos,
+		   size_t *ndsos, char *err, size_t errlen);
+void ebid_dsos_free(struct ebid_dso *v, size_t n);
+
+/*
+ * `debuginfod-find KIND HEX` (KIND executable or debuginfo) with exactly the
+ * environment envp (DEBUGINFOD_URLS, its cache, HOME): the path of the file
+ * it fetched. -ENOENT when it is not installed or found nothing.
+ */
+int ebid_debuginfod_find(const char *kind, const char *hex,
+			 char *const envp[], long timeout_ms, char *path,
+			 size_t pathlen, char *err, size_t errlen);
+
+enum ebid_profile_format {
+	EBID_PROFILE_PERF = 1,  /* perf.data, read through perf */
+	EBID_PROFILE_PPROF,     /* profile.proto, gzip'd or not */
+};
+
+struct ebid_profile {
+	enum ebid_profile_format format;
+	/*
+	 * When it was captured, in ns since the epoch (0: unknown): a
+	 * perf.data's mtime (what perf prints as "captured on"), a pprof
+	 * profile's time_nanos.
+	 */
+	int64_t captured_ns;
+	struct ebid_dso *dsos;  /* the binaries with samples */
+	size_t ndsos;
+};
+
+/*
+ * Reads the profile open at fd, a perf.data or a pprof profile. Returns
+ * -EBID_EMALFORMED when it is neither, or cannot be read.
+ */
+int ebid_profile_read(int fd, long timeout_ms, struct ebid_profile *prof,
+		      char *err, size_t errlen);
+void ebid_profile_release(struct ebid_profile *prof);
+
+/*
  * Whether elf is something that carries a build-id: an executable or a
  * shared library with loadable contents. Otherwise *why says what it is
  * (relocatable object, core file, separate debug file, ...).

@@ -7,7 +7,7 @@
 # Usage: scripts/install-deps.sh [--check] [GROUP...]
 #   --check  only report; exit 1 when something is missing
 # Groups (default: base):
-#   base    the build (gcc, make, pkg-config, libelf, libcrypto), make demo
+#   base    the build (gcc, make, pkg-config, libelf, libcrypto, zlib), make demo
 #           and the core tests: Go, perf, binutils, elfutils, file,
 #           Python 3, diffutils, qemu-user, clang
 #   kit     the packaging and gate tests (t04NN, t05NN): ruby, gdb, unshare
@@ -73,6 +73,7 @@ group_base() {
 	if command -v pkg-config >/dev/null 2>&1; then
 		pkg-config --exists libelf || need libelf-dev
 		pkg-config --exists libcrypto || need libssl-dev
+		pkg-config --exists zlib || need zlib1g-dev
 		local d found=0
 		for d in $(pkg-config --variable=includedir libelf 2>/dev/null) /usr/include; do
 			[ -f "$d/gelf.h" ] && found=1 && break

@@ -43,6 +43,8 @@ struct cli {
 	const char *debug_dir, *perf_cache, *debug_file;
 	bool perf_default_cache;
 	int debug_dirfd, perf_cachefd;  /* held open by cmd_link */
+	/* audit */
+	bool debuginfod;                /* also ask DEBUGINFOD_URLS */
 };
 
 #define MAX_CHECKS 10
@@ -128,6 +130,7 @@ int cmd_job(const struct cli *cli, char **args, int nargs);
 int cmd_show(const struct cli *cli, char **args, int nargs);
 int cmd_verify(const struct cli *cli, char **args, int nargs);
 int cmd_link(const struct cli *cli, char **args, int nargs);
+int cmd_audit(const struct cli *cli, char **args, int nargs);
 
 /*
  * Output helpers (report.c). A report file (manifest, JUnit) is written

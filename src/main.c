@@ -29,6 +29,8 @@ static void usage(FILE *f)
 "  verify     the CI gate: id present, in its section, 1-20 bytes, non-zero,\n"
 	"             kernel-visible, seen by perf, unique across the files\n"
 "  link       make files findable by id (--debug-dir, --perf-cache)\n"
+"  audit      for each binary with samples in a profile (perf.data or\n"
+	"             pprof), whether a report made now names the right functions\n"
 "\n"
 "Options for inject, reserve and backfill:\n"
 "  -o, --output=OUT     write the result to OUT (one FILE only); FILE is untouched\n"
@@ -55,6 +57,12 @@ static void usage(FILE *f)
 "      --perf-cache=DIR place FILE in perf's build-id cache DIR\n"
 "      --perf-default-cache  the same in perf's default cache, $HOME/.debug\n"
 "      --debug-file=F   the separate debug file of FILE (one FILE only)\n"
+"Options for audit (FILE is a profile):\n"
+"      --debug-dir=DIR  also look for ids in DIR/.build-id (besides\n"
+	"                       /usr/lib/debug)\n"
+"      --perf-cache=DIR also look in this perf cache (besides $HOME/.debug)\n"
+"      --debuginfod     also ask the servers in DEBUGINFOD_URLS\n"
+"      --json           one JSON document on standard output\n"
 "Common options:\n"
 "  -r, --recursive      FILE may be a directory: walk it (non-programs skipped;\n"
 	"                       not for show)\n"
@@ -70,7 +78,8 @@ static void usage(FILE *f)
 "The id is the first N bytes of HASH(the whole output file with the N id\n"
 "bytes zeroed); see docs/build-id.md.\n"
 "\n"
-"Exit status: 0 success; 1 a verify check failed; 2 a file could not be\n"
+"Exit status: 0 success; 1 a verify check failed, or audit found a binary\n"
+"whose samples a report would not name right; 2 a file could not be\n"
 "processed (unreadable, malformed, not ELF, no safe placement, collision);\n"
 "64 usage error. verify and -r skip non-ELF files and ELF files that are\n"
 "not programs or shared libraries instead. With several files each is\n"
@@ -107,7 +116,7 @@ enum {
 	OPT_HASH = 256, OPT_ID, OPT_PERF, OPT_PRESERVE, OPT_INPLACE,
 	OPT_EXCLUDE, OPT_MANIFEST, OPT_CONTENT, OPT_ALLOW, OPT_JSON,
 	OPT_JUNIT, OPT_DEBUGDIR, OPT_PERFCACHE, OPT_PERFDEFAULT, OPT_DEBUGFILE,
-	OPT_LOCKTIMEOUT,
+	OPT_LOCKTIMEOUT, OPT_DEBUGINFOD,
 };
 
 /* How long a run waits for another run's lock on a file, by default. */
@@ -153,6 +162,7 @@ static const struct option all_options[] = {
 	{ "perf-default-cache", no_argument, NULL, OPT_PERFDEFAULT },
 	{ "debug-file", required_argument, NULL, OPT_DEBUGFILE },
 	{ "lock-timeout", required_argument, NULL, OPT_LOCKTIMEOUT },
+	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -172,6 +182,8 @@ static const int verify_opts[] = { OPT_CONTENT, OPT_HASH, OPT_PERF,
 				   COMMON_OPTS, 0 };
 static const int link_opts[] = { OPT_DEBUGDIR, OPT_PERFCACHE, OPT_PERFDEFAULT,
 				 OPT_DEBUGFILE, 'r', COMMON_OPTS, 0 };
+static const int audit_opts[] = { OPT_DEBUGDIR, OPT_PERFCACHE, OPT_DEBUGINFOD,
+				  OPT_JSON, 'q', 'h', 'V', 0 };
 
 /* A command: its name, what runs it, and the options it takes. */
 struct command {
@@ -188,6 +200,7 @@ static const struct command commands[] = {
 	{ "show", cmd_show, show_opts, 0 },
 	{ "verify", cmd_verify, verify_opts, 0 },
 	{ "link", cmd_link, link_opts, 0 },
+	{ "audit", cmd_audit, audit_opts, 0 },
 };
 
 /* The long options a command takes, and its short option string. */
@@ -285,6 +298,7 @@ static int parse_option(struct cli *cli, int c, const char *arg)
 	case OPT_PERFCACHE: cli->perf_cache = arg; break;
 	case OPT_PERFDEFAULT: cli->perf_default_cache = true; break;
 	case OPT_DEBUGFILE: cli->debug_file = arg; break;
+	case OPT_DEBUGINFOD: cli->debuginfod = true; break;
 	case OPT_HASH:
 		cli->opts.alg_given = true;
 		if (ebid_hash_parse(arg, &cli->opts.alg))

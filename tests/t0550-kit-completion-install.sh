@@ -29,7 +29,7 @@ t_end
 
 t_begin "commands, and option values (--hash, --perf)"
 expect_eq "commands" "$(complete_words elf-buildid '')" \
-	"--help --version -V -h backfill inject link reserve show verify "
+	"--help --version -V -h audit backfill inject link reserve show verify "
 expect_eq "ver" "$(complete_words elf-buildid ver)" "verify "
 expect_eq "verify --perf=" "$(complete_words elf-buildid verify --perf=)" "auto off require "
 expect_eq "inject --hash" "$(complete_words elf-buildid inject --hash '')" "md5 sha1 sha1-tree sha256 "
@@ -74,7 +74,7 @@ opt_value() {
 }
 
 t_begin "every option the completion offers is accepted by the tool, for its command"
-for cmd in inject reserve backfill show verify link; do
+for cmd in inject reserve backfill show verify link audit; do
 	for o in $(complete_words elf-buildid "$cmd" -); do
 		case "$o" in
 		-h | --help) continue ;;
@@ -92,7 +92,7 @@ t_end
 
 t_begin "every long option in --help is offered by the completion"
 helpopts=$("$EBID" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
-all=$(for cmd in inject reserve backfill show verify link; do complete_words elf-buildid "$cmd" --; done |
+all=$(for cmd in inject reserve backfill show verify link audit; do complete_words elf-buildid "$cmd" --; done |
 	tr ' ' '\n' | sed 's/=$//' | sort -u)
 for o in $helpopts; do
 	case "$o" in --version) continue ;; esac
