@@ -429,6 +429,10 @@ int ebid_profile_read(int fd, long timeout_ms, struct ebid_profile *prof,
 		      char *err, size_t errlen);
 void ebid_profile_release(struct ebid_profile *prof);
 
+/* The pprof half of ebid_profile_read, on bytes (gzip'd or not). */
+int ebid_pprof_parse(const unsigned char *data, size_t len,
+		     struct ebid_profile *prof, char *err, size_t errlen);
+
 /*
  * Whether elf is something that carries a build-id: an executable or a
  * shared library with loadable contents. Otherwise *why says what it is

@@ -445,25 +445,21 @@ static int pprof_dsos(const struct pprof *pp, struct ebid_profile *prof,
 	return 0;
 }
 
-static int read_pprof_file(int fd, struct ebid_profile *prof, char *err,
-			   size_t errlen)
+int ebid_pprof_parse(const unsigned char *raw, size_t rawlen,
+		     struct ebid_profile *prof, char *err, size_t errlen)
 {
-	unsigned char *raw = NULL, *data = NULL;
-	size_t rawlen = 0, len = 0;
+	unsigned char *inflated = NULL;
+	const unsigned char *data = raw;
+	size_t len = rawlen;
 	struct pprof pp = { 0 };
 	int ret;
 
-	ret = read_all(fd, &raw, &rawlen, err, errlen);
-	if (ret)
-		return ret;
+	memset(prof, 0, sizeof(*prof));
 	if (rawlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
-		ret = gunzip(raw, rawlen, &data, &len, err, errlen);
-		free(raw);
+		ret = gunzip(raw, rawlen, &inflated, &len, err, errlen);
 		if (ret)
 			return ret;
-	} else {
-		data = raw;
-		len = rawlen;
+		data = inflated;
 	}
 	if (!len)
 		ret = ebid_err(err, errlen, -EBID_EMALFORMED,
@@ -478,7 +474,24 @@ static int read_pprof_file(int fd, struct ebid_profile *prof, char *err,
 	free(pp.strings);
 	free(pp.maps);
 	free(pp.locs);
-	free(data);
+	free(inflated);
+	if (ret)
+		ebid_profile_release(prof);
+	return ret;
+}
+
+static int read_pprof_file(int fd, struct ebid_profile *prof, char *err,
+			   size_t errlen)
+{
+	unsigned char *raw = NULL;
+	size_t rawlen = 0;
+	int ret;
+
+	ret = read_all(fd, &raw, &rawlen, err, errlen);
+	if (ret)
+		return ret;
+	ret = ebid_pprof_parse(raw, rawlen, prof, err, errlen);
+	free(raw);
 	return ret;
 }
 
