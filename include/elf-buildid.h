@@ -206,6 +206,9 @@ struct ebid_plan {
 	uint64_t id_off;
 	size_t id_len;
 	unsigned char id[EBID_MAX_ID];  /* explicit id, or the existing one */
+	size_t new_pt;                  /* EBID_ACT_ADD_PT: its index; the
+					 * program headers from there on were
+					 * one lower */
 };
 
 /* Plan what opts asks of elf. An empty plan (actions 0) means no change. */

@@ -61,8 +61,14 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		if (!same_shdr(&old->shdrs[i], &new->shdrs[i],
 			       i == old->shstrndx))
 			return FAIL("section header [%zu] changed", i);
+	if (add_ph && (plan->new_pt >= new->phnum ||
+		       new->phdrs[plan->new_pt].type != EBID_PT_NOTE))
+		return FAIL("program header [%zu] is not the new PT_NOTE",
+			    plan->new_pt);
 	for (i = 0; i < old->phnum; i++) {
-		const struct ebid_phdr *a = &old->phdrs[i], *b = &new->phdrs[i];
+		const struct ebid_phdr *a = &old->phdrs[i];
+		const struct ebid_phdr *b =
+			&new->phdrs[add_ph && i >= plan->new_pt ? i + 1 : i];
 
 		if (same_phdr(a, b))
 			continue;

@@ -52,6 +52,9 @@ struct planner {
 	size_t desc_len;
 };
 
+/* Where the new PT_NOTE is in p->phdrs; it is appended until ordered. */
+#define NEW_PT(p) ((p)->plan->new_pt)
+
 static size_t ehsize_of(const struct ebid_elf *elf)
 {
 	return ebid_ehdr_layouts[elf->elfclass - 1].size;
@@ -414,7 +417,7 @@ static int grow_phdrs(struct planner *p)
 			p->phdrs[i].filesz += ent;
 			p->phdrs[i].memsz += ent;
 		}
-	p->phnum++;
+	p->plan->new_pt = p->phnum++;
 	p->plan->actions |= EBID_ACT_ADD_PT;
 	return 0;
 }
@@ -423,7 +426,7 @@ static int grow_phdrs(struct planner *p)
 static int new_pt_note(struct planner *p, uint64_t off, uint64_t len)
 {
 	const struct ebid_phdr *load = load_of(p, off, len);
-	struct ebid_phdr *ph = &p->phdrs[p->phnum - 1];
+	struct ebid_phdr *ph = &p->phdrs[NEW_PT(p)];
 
 	if (!load)
 		return no_room(p, "note would lie outside every loadable segment");
@@ -761,12 +764,39 @@ static int reserve_shdr_tail(struct planner *p)
 	return add_append(p, zero, she, 1, &off);
 }
 
+/*
+ * Readers that take only the first PT_NOTE (Parca's agent, older
+ * OpenTelemetry profilers) find the id when the new PT_NOTE comes before
+ * the linker's: it is moved up to just before the first one, which moves
+ * program headers but no note. The order of PT_NOTEs means nothing to the
+ * loader, and PT_PHDR and PT_INTERP, which must precede the PT_LOADs,
+ * keep their places relative to them.
+ */
+static void order_new_pt(struct planner *p)
+{
+	size_t i, at = NEW_PT(p);
+	struct ebid_phdr ph;
+
+	if (!(p->plan->actions & EBID_ACT_ADD_PT))
+		return;
+	for (i = 0; i < at; i++)
+		if (p->phdrs[i].type == EBID_PT_NOTE)
+			break;
+	if (i == at)
+		return;
+	ph = p->phdrs[at];
+	memmove(&p->phdrs[i + 1], &p->phdrs[i], (at - i) * sizeof(ph));
+	p->phdrs[i] = ph;
+	p->plan->new_pt = i;
+}
+
 static int emit_program_headers(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
+	bool added = p->plan->actions & EBID_ACT_ADD_PT;
 	size_t phe = phent_of(elf), i;
 	unsigned char buf[64];
-	char what[64];
+	char what[80];
 	int ret;
 
 	for (i = 0; i < p->phnum; i++) {
@@ -774,8 +804,14 @@ static int emit_program_headers(struct planner *p)
 				    i < elf->phnum ? &elf->phdrs[i] : NULL,
 				    phe, buf))
 			continue;
-		snprintf(what, sizeof(what), "program header [%zu]%s", i,
-			 i >= elf->phnum ? " (new PT_NOTE)" : "");
+		if (added && i == NEW_PT(p))
+			snprintf(what, sizeof(what),
+				 "program header [%zu] (new PT_NOTE)", i);
+		else if (added && i > NEW_PT(p))
+			snprintf(what, sizeof(what),
+				 "program header [%zu] (was [%zu])", i, i - 1);
+		else
+			snprintf(what, sizeof(what), "program header [%zu]", i);
 		ret = add_patch(p, elf->phoff + i * phe, buf, phe, what);
 		if (ret)
 			return ret;
@@ -839,8 +875,10 @@ static int finish(struct planner *p)
 	if (!ret && p->shnum)
 		ret = p->shdrs_place == PLACE_KEEP ? emit_kept_shdrs(p)
 						   : emit_moved_shdrs(p);
-	if (!ret)
+	if (!ret) {
+		order_new_pt(p);
 		ret = emit_program_headers(p);
+	}
 	if (!ret)
 		ret = emit_ehdr(p, e_shnum, e_phnum);
 	if (!ret)
