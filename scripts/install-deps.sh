@@ -10,7 +10,9 @@
 #   base    the build (gcc, make, pkg-config, libelf, libcrypto, zlib), make demo
 #           and the core tests: Go, perf, binutils, elfutils, file,
 #           Python 3, diffutils, qemu-user, clang
-#   kit     the packaging and gate tests (t04NN, t05NN): ruby, gdb, unshare
+#   kit     the packaging and gate tests (t04NN, t05NN) and the symbol
+#           servers (t0810): ruby, gdb, unshare, debuginfod, bsdtar, curl,
+#           google/pprof's source
 #   matrix  the compatibility matrix (scripts/build-matrix.sh, t03NN): GNU
 #           ld and gold, lld, mold, libc.a, qemu-user and cross loaders
 #   robust  the robustness tests (t06NN, make fuzz): libFuzzer and the
@@ -86,7 +88,11 @@ group_base() {
 }
 
 # The Omnibus hook example (ruby), debug files found by build-id (gdb),
-# perf hidden in a private mount namespace (unshare).
+# perf hidden in a private mount namespace (unshare), elfutils' symbol
+# server and its client (debuginfod); Debian's debuginfod unpacks .deb files
+# with bsdtar (libarchive-tools) and says nothing when it is missing;
+# curl reads the server's /metrics; t0810 builds pprof from Debian's source
+# of google/pprof (go tool pprof cannot read build-ids).
 group_kit() {
 	cmd ruby ruby
 	cmd gdb gdb
@@ -99,6 +105,12 @@ group_kit() {
 	cmd go golang-go
 	cmd perf linux-perf
 	cmd file file
+	cmd debuginfod debuginfod
+	cmd debuginfod-find debuginfod
+	cmd bsdtar libarchive-tools
+	cmd dpkg-deb dpkg
+	cmd curl curl
+	path /usr/share/gocode/src/github.com/google/pprof/driver/driver.go golang-github-google-pprof-dev
 }
 
 group_matrix() {
