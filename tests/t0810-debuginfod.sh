@@ -471,6 +471,21 @@ else
 fi
 t_end
 
+# --- 6b. elf-buildid audit asks the fleet ------------------------------------------------
+t_begin "audit of v1's address-only profile: stale without the fleet, ok from DEBUGINFOD_URLS with --debuginfod"
+run env HOME="$SCRATCH/audit-home" "$EBID" audit "$prof"
+expect_eq "exit, no server asked" "$rc" 1
+expect_match "verdict, no server asked" "$out" "STALE +$(re_quote "$deploy/bin/app")  $id1  the file at the path has another id, $id2"
+run env HOME="$SCRATCH/audit-home" DEBUGINFOD_URLS="$regional_url" \
+	DEBUGINFOD_CACHE_PATH="$SCRATCH/c-audit" "$EBID" audit --debuginfod "$prof"
+expect_eq "exit, --debuginfod (stderr: $err)" "$rc" 0
+expect_match "verdict, --debuginfod" "$out" "OK +$(re_quote "$deploy/bin/app")  $id1  served by DEBUGINFOD_URLS: $(re_quote "$SCRATCH/c-audit")/"
+expect_same_file "the file audit was served is v1" "$SCRATCH/c-audit/$id1/executable" "$SCRATCH/v1.copy"
+run env HOME="$SCRATCH/audit-home" "$EBID" audit --debug-dir "$symbols" "$prof"
+expect_eq "exit, --debug-dir" "$rc" 0
+expect_match "verdict, --debug-dir" "$out" "OK +$(re_quote "$deploy/bin/app")  $id1  in the debug directory"
+t_end
+
 # --- 7. the fleet without its centre ---------------------------------------------------
 t_begin "central server stopped: the regional one still serves what it fetched, and only that"
 stop_server "$central_pid"
