@@ -10,7 +10,8 @@
 #   base    the build (gcc, make, pkg-config, libelf, libcrypto), make demo
 #           and the core tests: Go, perf, binutils, elfutils, file,
 #           Python 3, diffutils, qemu-user, clang
-#   kit     the packaging and gate tests (t04NN, t05NN): ruby, gdb, unshare
+#   kit     the packaging and gate tests (t04NN, t05NN) and the consumers
+#           (t0800): ruby, gdb, eu-unstrip, unshare
 #   matrix  the compatibility matrix (scripts/build-matrix.sh, t03NN): GNU
 #           ld and gold, lld, mold, libc.a, qemu-user and cross loaders
 #   robust  the robustness tests (t06NN, make fuzz): libFuzzer and the
@@ -89,6 +90,8 @@ group_base() {
 group_kit() {
 	cmd ruby ruby
 	cmd gdb gdb
+	# t0800: libdwfl's reading of the id, as debuginfod clients do it.
+	cmd eu-unstrip elfutils
 	cmd python3 python3
 	cmd unshare util-linux
 	cmd objcopy binutils
