@@ -35,6 +35,8 @@ SHAPES=(
 	"go-s390x matrix qemu-s390x"
 	"go-mips matrix qemu-mips"
 	"c-gcc-bfd-pie-bzero matrix exe"
+	"c-gcc-bfd-pie-buildid matrix exe"
+	"c-gcc-bfd-shlib-buildid matrix lib"
 	"c-gcc-mold-pie-bzero matrix exe"
 	"many-gcc-lld-pie-buildid matrix exe"
 	"go-amd64-cshared-bzero matrix lib"
@@ -51,7 +53,8 @@ CONSUMERS=(kernel readelf eu-readelf eu-unstrip gdb file perf
 # Shapes whose first PT_NOTE holds only the GNU linker's .note.gnu.property
 # (8-byte aligned, so GNU ld gives it a PT_NOTE of its own and places it
 # first): a reader of the first PT_NOTE only finds no id there.
-PROPERTY_FIRST=(go-amd64-cgo-external c-gcc-bfd-pie-bzero selfprof-amd64-cgo)
+PROPERTY_FIRST=(go-amd64-cgo-external c-gcc-bfd-pie-bzero c-gcc-bfd-pie-buildid
+	selfprof-amd64-cgo)
 WHY_PROPERTY="the first PT_NOTE holds only .note.gnu.property (GNU ld puts the 8-byte aligned property note in a PT_NOTE of its own, before the one with the id), and Parca's agent reads the first PT_NOTE only"
 # Shapes where elf-buildid adds a second PT_NOTE for the id, after the Go
 # linker's own one: on mips the 24-byte .MIPS.abiflags lies between the note
