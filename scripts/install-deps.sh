@@ -10,9 +10,9 @@
 #   base    the build (gcc, make, pkg-config, libelf, libcrypto, zlib), make demo
 #           and the core tests: Go, perf, binutils, elfutils, file,
 #           Python 3, diffutils, qemu-user, clang
-#   kit     the packaging and gate tests (t04NN, t05NN) and the symbol
-#           servers (t0810): ruby, gdb, unshare, debuginfod, bsdtar, curl,
-#           google/pprof's source
+#   kit     the packaging and gate tests (t04NN, t05NN), the consumers
+#           (t0800) and the symbol servers (t0810): ruby, gdb, eu-unstrip,
+#           unshare, debuginfod, bsdtar, curl, google/pprof's source
 #   matrix  the compatibility matrix (scripts/build-matrix.sh, t03NN): GNU
 #           ld and gold, lld, mold, libc.a, qemu-user and cross loaders
 #   robust  the robustness tests (t06NN, make fuzz): libFuzzer and the
@@ -96,6 +96,8 @@ group_base() {
 group_kit() {
 	cmd ruby ruby
 	cmd gdb gdb
+	# t0800: libdwfl's reading of the id, as debuginfod clients do it.
+	cmd eu-unstrip elfutils
 	cmd python3 python3
 	cmd unshare util-linux
 	cmd objcopy binutils

@@ -152,10 +152,10 @@ expect_found() {
 
 gnu_id() { readelf_ids "$1" | head -n 1; }
 
-# go_build VERSION OUT: fixtures/selfprof/VERSION to OUT (a new inode, as a
+# go_build VERSION OUT: fixtures/selfprof-redeploy/VERSION to OUT (a new inode, as a
 # rebuild or a deploy by rename leaves it).
 go_build() {
-	(cd "$TOP/fixtures/selfprof/$1" && go build -o "$2" .) >"$SCRATCH/.go.log" 2>&1 ||
+	(cd "$TOP/fixtures/selfprof-redeploy/$1" && go build -o "$2" .) >"$SCRATCH/.go.log" 2>&1 ||
 		t_fail "go build $1 -o $2: $(head -c 1000 "$SCRATCH/.go.log")"
 }
 
