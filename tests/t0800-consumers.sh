@@ -56,10 +56,12 @@ CONSUMERS=(kernel readelf eu-readelf eu-unstrip gdb file perf
 PROPERTY_FIRST=(go-amd64-cgo-external c-gcc-bfd-pie-bzero c-gcc-bfd-pie-buildid
 	selfprof-amd64-cgo)
 WHY_PROPERTY="the first PT_NOTE holds only .note.gnu.property (GNU ld puts the 8-byte aligned property note in a PT_NOTE of its own, before the one with the id), and Parca's agent reads the first PT_NOTE only"
-# Shapes where elf-buildid adds a second PT_NOTE for the id, after the Go
-# linker's own one: on mips the 24-byte .MIPS.abiflags lies between the note
-# inject writes and .note.go.buildid, so one PT_NOTE cannot cover both.
-SECOND_PTNOTE=(go-mips)
+# Shapes where elf-buildid's own PT_NOTE for the id would come after the
+# linker's: none. On mips the 24-byte .MIPS.abiflags lies between the note
+# inject writes and .note.go.buildid, so inject adds a PT_NOTE; it puts it
+# before Go's (plan.c, order_new_pt), and the check below that go-mips's
+# first PT_NOTE is not .note.go.buildid alone holds that in place.
+SECOND_PTNOTE=()
 WHY_SECOND_PTNOTE="elf-buildid gives the id a PT_NOTE of its own, listed after the Go linker's PT_NOTE for .note.go.buildid (.MIPS.abiflags lies between the two notes), and Parca's agent reads the first PT_NOTE only"
 # mold puts every note in one PT_NOTE with p_align 8, though only
 # .note.gnu.property is 8-byte aligned: google/pprof walks it at 8-byte
