@@ -7,6 +7,7 @@
  * needs five fields of four messages, and a generated parser (protobuf-c)
  * would bring a code generator and a library for that.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,14 @@
 
 /* Bounds on what is read: a profile is not a place for zip bombs. */
 #define PROFILE_FILE_MAX (256ull << 20)
-#define PROFILE_DATA_MAX (1024ull << 20)
+#define PROFILE_DATA_MAX (512ull << 20)
+/*
+ * And on what is built from it: an empty message is two bytes, the record
+ * made of it up to 32. Real profiles have far fewer of each.
+ */
+#define PROFILE_STRINGS_MAX (8u << 20)
+#define PROFILE_LOCATIONS_MAX (8u << 20)
+#define PROFILE_MAPPINGS_MAX (1u << 20)
 
 /* "PERFILE2" as a little-endian u64 in the file; byte-swapped from a
  * big-endian host. */
@@ -116,15 +124,17 @@ struct pprof {
 	int64_t time_nanos;
 };
 
-static int grow(void **v, size_t n, size_t size)
+static int grow(void **v, size_t n, size_t size, size_t max)
 {
 	void *nv;
 
+	if (n >= max)
+		return -E2BIG;
 	if (n & (n - 1) && n) /* grow at powers of two */
 		return 0;
 	nv = realloc(*v, (n ? 2 * n : 16) * size);
 	if (!nv)
-		return -1;
+		return -ENOMEM;
 	*v = nv;
 	return 0;
 }
@@ -240,26 +250,30 @@ static int read_pprof(struct pprof *pp, const unsigned char *data, size_t len,
 	uint32_t f;
 	unsigned w;
 	uint64_t v;
+	int ret;
 
 	while (b.p < b.end) {
 		if (pb_next(&b, &f, &v, &sub, &w))
 			goto bad;
 		if (f == 6 && w == 2) {
-			if (grow((void **)&pp->strings, pp->nstrings,
-				 sizeof(*pp->strings)))
-				goto nomem;
+			if ((ret = grow((void **)&pp->strings, pp->nstrings,
+					sizeof(*pp->strings),
+					PROFILE_STRINGS_MAX)))
+				goto big;
 			pp->strings[pp->nstrings].p = sub.p;
 			pp->strings[pp->nstrings++].len = (size_t)v;
 		} else if (f == 3 && w == 2) {
-			if (grow((void **)&pp->maps, pp->nmaps,
-				 sizeof(*pp->maps)))
-				goto nomem;
+			if ((ret = grow((void **)&pp->maps, pp->nmaps,
+					sizeof(*pp->maps),
+					PROFILE_MAPPINGS_MAX)))
+				goto big;
 			if (read_mapping(sub, &pp->maps[pp->nmaps++]))
 				goto bad;
 		} else if (f == 4 && w == 2) {
-			if (grow((void **)&pp->locs, pp->nlocs,
-				 sizeof(*pp->locs)))
-				goto nomem;
+			if ((ret = grow((void **)&pp->locs, pp->nlocs,
+					sizeof(*pp->locs),
+					PROFILE_LOCATIONS_MAX)))
+				goto big;
 			if (read_location(sub, &pp->locs[pp->nlocs++]))
 				goto bad;
 		} else if (f == 9 && w == 0) {
@@ -271,6 +285,9 @@ static int read_pprof(struct pprof *pp, const unsigned char *data, size_t len,
 	if (!pp->nstrings || pp->strings[0].len)
 		return ebid_err(err, errlen, -EBID_EMALFORMED,
 				"not a perf.data or pprof profile: its string table does not start with \"\"");
+	/* qsort() and bsearch() want valid arrays even for no elements. */
+	if (!pp->nlocs || !pp->nmaps)
+		return 0; /* no sample can lie in a mapping */
 	qsort(pp->locs, pp->nlocs, sizeof(*pp->locs), by_loc_id);
 	qsort(pp->maps, pp->nmaps, sizeof(*pp->maps), by_map_id);
 	b.p = data;
@@ -284,8 +301,13 @@ static int read_pprof(struct pprof *pp, const unsigned char *data, size_t len,
 bad:
 	return ebid_err(err, errlen, -EBID_EMALFORMED,
 			"not a perf.data or pprof profile: the protobuf message is cut short or malformed");
-nomem:
-	return ebid_err(err, errlen, -ENOMEM, "out of memory");
+big:
+	if (ret == -ENOMEM)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	return ebid_err(err, errlen, -EFBIG,
+			"a pprof profile with more than %u strings, %u locations or %u mappings is more than audit reads",
+			PROFILE_STRINGS_MAX, PROFILE_LOCATIONS_MAX,
+			PROFILE_MAPPINGS_MAX);
 }
 
 /* --- reading the file ------------------------------------------------ */
@@ -386,32 +408,57 @@ static bool take_hex_id(const struct span *s, char *id)
 {
 	size_t i;
 
+	id[0] = '\0';
 	if (!s->len || s->len % 2 || s->len > 2 * EBID_MAX_ID)
 		return false;
-	for (i = 0; i < s->len; i++) {
-		char c = (char)s->p[i];
-
-		if (c >= 'A' && c <= 'F')
-			c = (char)(c - 'A' + 'a');
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+	for (i = 0; i < s->len; i++)
+		if (!isxdigit(s->p[i]))
 			return false;
-		id[i] = c;
-	}
+	for (i = 0; i < s->len; i++)
+		id[i] = (char)tolower(s->p[i]);
 	id[s->len] = '\0';
 	return true;
 }
 
-/* The pprof mappings with samples, once per file and id. */
+static int by_path_id(const void *a, const void *b)
+{
+	const struct ebid_dso *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : strcmp(x->id, y->id);
+}
+
+/* Why a mapping's build_id is not taken, printable. */
+static void note_bad_id(struct ebid_dso *d, const struct span *bid)
+{
+	char shown[49];
+	size_t i, n = bid->len < sizeof(shown) - 1 ? bid->len
+						     : sizeof(shown) - 1;
+
+	for (i = 0; i < n; i++)
+		shown[i] = isprint(bid->p[i]) ? (char)bid->p[i] : '?';
+	shown[n] = '\0';
+	snprintf(d->note, sizeof(d->note),
+		 "its build_id '%s' is not a GNU build-id in hex", shown);
+}
+
+/*
+ * The pprof mappings with samples, once per file and id, sorted by path
+ * (sorted, not compared pairwise: a profile may have a million mappings).
+ */
 static int pprof_dsos(const struct pprof *pp, struct ebid_profile *prof,
 		      char *err, size_t errlen)
 {
-	size_t i, j;
+	struct ebid_dso *v;
+	size_t i, n = 0, k;
 
+	v = calloc(pp->nmaps ? pp->nmaps : 1, sizeof(*v));
+	if (!v)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
 	for (i = 0; i < pp->nmaps; i++) {
 		const struct mapping *m = &pp->maps[i];
-		struct ebid_dso d = { 0 }, *nv;
 		const struct span *name, *bid;
-		bool dup = false;
+		struct ebid_dso *d = &v[n];
 
 		if (!m->sampled || !m->filename || m->filename >= pp->nstrings)
 			continue;
@@ -420,28 +467,28 @@ static int pprof_dsos(const struct pprof *pp, struct ebid_profile *prof,
 			continue;
 		bid = m->build_id < pp->nstrings ? &pp->strings[m->build_id]
 						  : &pp->strings[0];
-		if (bid->len && !take_hex_id(bid, d.id))
-			snprintf(d.note, sizeof(d.note),
-				 "its build_id '%.*s' is not a GNU build-id in hex",
-				 (int)(bid->len > 48 ? 48 : bid->len), bid->p);
-		d.symbolized = m->has_functions;
-		for (j = 0; j < prof->ndsos && !dup; j++)
-			dup = strlen(prof->dsos[j].path) == name->len &&
-			      !memcmp(prof->dsos[j].path, name->p, name->len) &&
-			      !strcmp(prof->dsos[j].id, d.id);
-		if (dup)
-			continue;
-		d.path = strndup((const char *)name->p, name->len);
-		nv = realloc(prof->dsos, (prof->ndsos + 1) * sizeof(*nv));
-		if (!d.path || !nv) {
-			free(d.path);
-			if (nv)
-				prof->dsos = nv;
+		if (bid->len && !take_hex_id(bid, d->id))
+			note_bad_id(d, bid);
+		d->symbolized = m->has_functions;
+		d->path = strndup((const char *)name->p, name->len);
+		if (!d->path) {
+			ebid_dsos_free(v, n);
 			return ebid_err(err, errlen, -ENOMEM, "out of memory");
 		}
-		prof->dsos = nv;
-		prof->dsos[prof->ndsos++] = d;
+		n++;
 	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_path_id);
+	for (i = k = 0; i < n; i++) {
+		if (k && !by_path_id(&v[k - 1], &v[i])) {
+			v[k - 1].symbolized |= v[i].symbolized;
+			free(v[i].path);
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	prof->dsos = v;
+	prof->ndsos = k;
 	return 0;
 }
 
