@@ -7,7 +7,8 @@
 Seeds, each gzip'd (as pprof writes them) and plain:
   pprof-*     profiles written by tests/pprof.py: ids upper and lower case,
               none, too long, not hex; symbolized or not; a mapping without
-              samples; two mappings of one file
+              samples; two mappings of one file; and pprof-padded.pb.gz,
+              gzip'd only, that inflates to 160 times its size
   go-*        CPU profiles that Go's runtime/pprof wrote for
               fixtures/pprofgo (a short busy loop), built three ways
               (default, with -B 0x<id>, linked by the system linker): only
@@ -58,6 +59,12 @@ def pprof_seeds(outdir):
             data = f.read()
         os.unlink(tmp)
         write_both(outdir, name, data)
+    # Inflating to many times its size (zlib's buffer grows), with a
+    # string table of 30,000 empty strings more: only gzip'd.
+    with open(os.path.join(outdir, "pprof-ids.pb"), "rb") as f:
+        padded = f.read() + b"\x32\x00" * 30000
+    with open(os.path.join(outdir, "pprof-padded.pb.gz"), "wb") as f:
+        f.write(gzip.compress(padded, mtime=0))
 
 
 def go_seeds(outdir, gobuild):
