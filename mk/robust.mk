@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: MIT
 # Robustness targets (issue 6): fuzzing, the fault shim, full-size runs.
 #
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_ARGS=...]  build the libFuzzer harness
-#                        and fuzz for FUZZ_SECONDS; findings go to
-#                        build/fuzz/artifacts/, figures to build/fuzz/stats.txt
-#   make fuzz-build      only build build/fuzz/fuzz_inject
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_ARGS=...] [FUZZ_HARNESSES=...]
+#                        build the libFuzzer harnesses and fuzz each for
+#                        FUZZ_SECONDS: fuzz_inject (ELF reading and planning)
+#                        into build/fuzz/, fuzz_pprof (profile reading) into
+#                        build/fuzz/pprof/; findings go to OUTDIR/artifacts/,
+#                        figures to OUTDIR/stats.txt
+#   make fuzz-pprof      the same for fuzz_pprof only
+#   make fuzz-build      only build build/fuzz/fuzz_inject and fuzz_pprof
 #   make faultshim       build the LD_PRELOAD fault shim
 #   make robust          every t06NN test at full size: all corrupt inputs,
 #                        200 SIGKILL runs (EBID_ROBUST_FULL=1)
@@ -16,6 +20,8 @@ FUZZ_ARGS    ?=
 FUZZ_CFLAGS_EXTRA ?=
 FUZZ_DIR     := build/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_inject
+FUZZ_PPROF_BIN := $(FUZZ_DIR)/fuzz_pprof
+FUZZ_HARNESSES ?= fuzz_inject fuzz_pprof
 # The library's sources, compiled directly by clang (no src/main.c, no
 # command-line files): LIB_SRCS from the Makefile when it has one.
 FUZZ_SRCS    := $(if $(LIB_SRCS),$(LIB_SRCS),$(filter-out src/main.c,$(wildcard src/*.c)))
@@ -26,7 +32,7 @@ FUZZ_CFLAGS  := -g -O1 -std=c17 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 
 FAULTSHIM    := build/robust/faultshim.so
 
-.PHONY: fuzz fuzz-build faultshim robust robust-deps
+.PHONY: fuzz fuzz-build fuzz-pprof faultshim robust robust-deps
 
 robust-deps:
 	$(Q)scripts/install-robust-deps.sh
@@ -38,12 +44,30 @@ $(FUZZ_BIN): tests/fuzz/fuzz_inject.c $(FUZZ_SRCS) include/elf-buildid.h \
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_inject.c \
 		$(FUZZ_SRCS) $(PKG_LIBS)
 
-fuzz-build: robust-deps
-	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN)
+# The profile reader's harness: where the library would start perf (the
+# perf.data path of ebid_profile_read), the link sends the call to the
+# harness's __wrap_ebid_perf_hits, which starts nothing.
+$(FUZZ_PPROF_BIN): tests/fuzz/fuzz_pprof.c $(FUZZ_SRCS) include/elf-buildid.h \
+		$(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wl,--wrap=ebid_perf_hits -o $@ \
+		tests/fuzz/fuzz_pprof.c $(FUZZ_SRCS) $(PKG_LIBS)
 
+fuzz-build: robust-deps
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN) $(FUZZ_PPROF_BIN)
+
+# Every harness of FUZZ_HARNESSES runs, even after one has findings.
 fuzz: fuzz-build
-	$(Q)scripts/build-fixtures.sh
-	$(Q)tests/fuzz/run-fuzz.sh $(FUZZ_BIN) $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_ARGS)
+	$(Q)$(if $(filter fuzz_inject,$(FUZZ_HARNESSES)),scripts/build-fixtures.sh)
+	$(Q)st=0; for h in $(FUZZ_HARNESSES); do \
+		case $$h in fuzz_inject) out=$(FUZZ_DIR) ;; *) out=$(FUZZ_DIR)/$${h#fuzz_} ;; esac; \
+		echo "== $$h ($$out)"; \
+		tests/fuzz/run-fuzz.sh $(FUZZ_DIR)/$$h $(FUZZ_SECONDS) $$out $(FUZZ_ARGS) || st=1; \
+	done; exit $$st
+
+fuzz-pprof:
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_HARNESSES=fuzz_pprof
 
 $(FAULTSHIM): tests/fault/faultshim.c
 	@mkdir -p $(dir $@)

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Every input in tests/fuzz/regress/ (findings of fuzzing and of the corrupt
 # inputs, described in tests/fuzz/regress/README.md) is replayed: once
-# through the fuzz harness (no finding, no sanitizer report), and through
-# the command line (show, verify, inject: the checks of t0600).
+# through each fuzz harness (fuzz_inject and fuzz_pprof: no finding, no
+# sanitizer report), and through the command line (show, verify, inject:
+# the checks of t0600).
 . "$(dirname "$0")/lib.sh"
 require_tool
 require_deps robust
@@ -25,16 +26,18 @@ build_locked fuzz make -C "$TOP" --no-print-directory fuzz-build >"$SCRATCH/make
 built=$?
 for f in "${files[@]}"; do
 	name=$(basename "$f")
-	t_begin "fuzz harness: $name"
+	t_begin "fuzz harnesses: $name"
 	expect_true "$name is not described in tests/fuzz/regress/README.md" \
 		grep -q "^## $name\$" "$regress/README.md"
 	if [ "$built" != 0 ]; then
 		t_fail "make fuzz-build failed: $(tail -n 5 "$SCRATCH/make.out")"
 	else
-		run timeout 60 "$TOP/build/fuzz/fuzz_inject" "$f"
-		expect_eq "exit status ($(grep -m 3 'FINDING\|SUMMARY:\|runtime error' "$SCRATCH/.err"))" "$rc" 0
-		# libFuzzer ran the input (and did not, say, only print its usage).
-		expect_match "libFuzzer's report" "$err" "^Executed .*/$name in "
+		for h in fuzz_inject fuzz_pprof; do
+			run timeout 60 "$TOP/build/fuzz/$h" "$f"
+			expect_eq "$h exit status ($(grep -m 3 'FINDING\|SUMMARY:\|runtime error' "$SCRATCH/.err"))" "$rc" 0
+			# libFuzzer ran the input (and did not, say, only print its usage).
+			expect_match "$h: libFuzzer's report" "$err" "^Executed .*/$name in "
+		done
 	fi
 	t_end
 done

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Runs the libFuzzer harness (tests/fuzz/fuzz_inject.c) for a given time:
-# makes the seed corpus (the small bases of scripts/mkcorrupt.py whole, the
-# Go fixtures cut to their first 64 KiB, every regression case), fuzzes
-# into a persistent corpus, and writes a summary of the run.
-#
+# Runs a libFuzzer harness (tests/fuzz/fuzz_*.c) for a given time: makes
+# the seed corpus, fuzzes into a persistent corpus, and writes a summary of
+# the run. Seeds of fuzz_inject: the small bases of scripts/mkcorrupt.py
+# whole, the Go fixtures cut to their first 64 KiB; of fuzz_pprof: what
+# tests/fuzz/pprof_seeds.py writes; of both: every regression case.
 # Usage: tests/fuzz/run-fuzz.sh BIN SECONDS OUTDIR [libFuzzer options...]
-#   BIN      the fuzzer (make fuzz-build)
+#   BIN      the fuzzer (make fuzz-build): build/fuzz/fuzz_inject or fuzz_pprof
 #   OUTDIR   gets seeds/, corpus/ (kept between runs), artifacts/ (findings),
 #            fuzz.log and stats.txt (execs, exec/s, coverage, findings)
 # Environment: EBID_FIXTURES (default build/fixtures).
@@ -15,8 +15,8 @@ set -u
 set -o pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-[ $# -ge 3 ] || {
-	sed -n '9,14s/^# \{0,1\}//p' "$0" >&2
+[ $# -ge 3 ] && [ -n "$3" ] || {
+	sed -n '8,13s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 bin=$1 secs=$2 out=$3
@@ -29,18 +29,31 @@ fixtures=${EBID_FIXTURES:-$top/build/fixtures}
 }
 mkdir -p "$out/seeds" "$out/corpus" "$out/artifacts" || exit 2
 
-# Seeds: small whole files, big ones cut to 64 KiB, the regression cases.
-small=$(python3 "$top/scripts/mkcorrupt.py" --small-only \
-	--small-dir "$top/build/robust/small") || {
-	echo "run-fuzz: making the small bases failed" >&2
-	exit 2
-}
-for f in $small; do
-	cp -f "$f" "$out/seeds/"
-done
-for v in plain sw pie nobuildid reserved existing; do
-	[ -f "$fixtures/$v" ] && head -c 65536 "$fixtures/$v" >"$out/seeds/$v.64k"
-done
+case $(basename "$bin") in
+fuzz_pprof)
+	# Seeds: profiles of tests/pprof.py and of Go, perf.data headers.
+	python3 "$top/tests/fuzz/pprof_seeds.py" "$out/seeds" \
+		--go-build "$out/pprofgo" || {
+		echo "run-fuzz: making the profile seeds failed" >&2
+		exit 2
+	}
+	;;
+*)
+	# Seeds: small whole files, big ones cut to 64 KiB.
+	small=$(python3 "$top/scripts/mkcorrupt.py" --small-only \
+		--small-dir "$top/build/robust/small") || {
+		echo "run-fuzz: making the small bases failed" >&2
+		exit 2
+	}
+	for f in $small; do
+		cp -f "$f" "$out/seeds/"
+	done
+	for v in plain sw pie nobuildid reserved existing; do
+		[ -f "$fixtures/$v" ] && head -c 65536 "$fixtures/$v" >"$out/seeds/$v.64k"
+	done
+	;;
+esac
+# And the regression cases.
 for f in "$top"/tests/fuzz/regress/*; do
 	case $f in
 	*.md | */\*) continue ;;
@@ -68,7 +81,7 @@ if [ -z "$execs" ]; then
 fi
 cov=$(printf '%s\n' "$last" | sed -n 's/.*cov: *\([0-9]*\).*/\1/p')
 ft=$(printf '%s\n' "$last" | sed -n 's/.*ft: *\([0-9]*\).*/\1/p')
-findings=$(grep -c 'fuzz_inject: FINDING\|ERROR: AddressSanitizer\|runtime error:\|ERROR: libFuzzer\|ERROR: LeakSanitizer' "$out/fuzz.log")
+findings=$(grep -c 'fuzz_[a-z]*: FINDING\|ERROR: AddressSanitizer\|runtime error:\|ERROR: libFuzzer\|ERROR: LeakSanitizer' "$out/fuzz.log")
 {
 	echo "seconds: $((end - start)) (asked $secs)"
 	echo "options: $*"
@@ -80,7 +93,7 @@ findings=$(grep -c 'fuzz_inject: FINDING\|ERROR: AddressSanitizer\|runtime error
 	echo "new_artifacts: $((after - before))"
 	echo "finding_reports: $findings"
 	echo "exit: $rc"
-	grep -h 'fuzz_inject: FINDING\|SUMMARY: ' "$out/fuzz.log" | sort | uniq -c | sort -rn | head -n 20
+	grep -h 'fuzz_[a-z]*: FINDING\|SUMMARY: ' "$out/fuzz.log" | sort | uniq -c | sort -rn | head -n 20
 } >"$out/stats.txt"
 cat "$out/stats.txt"
 [ "$rc" = 0 ] && [ "$after" = "$before" ] && exit 0
