@@ -48,6 +48,14 @@ BUILD := build/san
 endif
 endif
 
+# make STATIC=1 links one fully static binary (mk/static.mk) in a directory
+# of its own, build/static/: in build/ it would replace the dynamic binary
+# the tests use, and make, seeing the file up to date, would not relink it
+# when STATIC changes.
+ifeq ($(STATIC),1)
+BUILD := build/static
+endif
+
 ifeq ($(V),1)
 Q :=
 else

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
@@ -53,6 +54,28 @@ static int ossl_err(char *err, size_t errlen, const char *what)
 	return ebid_err(err, errlen, -EIO, "%s failed: %s", what, buf);
 }
 
+/*
+ * The static binary (make STATIC=1, which defines EBID_STATIC) reads no
+ * OpenSSL configuration before its first digest. A configuration that
+ * activates a provider module (OPENSSL_CONF, or /usr/lib/ssl/openssl.cnf
+ * on the machine it was copied to) would make it dlopen that module, and
+ * with it the host's libcrypto.so and libc.so: a static glibc program
+ * survives that only on the glibc it was linked with. SHA-1, SHA-256 and
+ * MD5 are in the default provider, which is built into libcrypto.a.
+ * OpenSSL runs its initialisation once however often this is called.
+ */
+static int ossl_setup(char *err, size_t errlen)
+{
+#ifdef EBID_STATIC
+	if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
+		return ossl_err(err, errlen, "OPENSSL_init_crypto");
+#else
+	(void)err;
+	(void)errlen;
+#endif
+	return 0;
+}
+
 size_t ebid_hash_id_len(enum ebid_hash_alg alg)
 {
 	return (unsigned)alg < ARRAY_SIZE(algs) ? algs[alg].id_len : 0;
@@ -79,9 +102,14 @@ int ebid_hash_new(struct ebid_hash **out, enum ebid_hash_alg alg, char *err,
 		  size_t errlen)
 {
 	struct ebid_hash *h;
-	const EVP_MD *md = md_of(alg);
+	const EVP_MD *md;
+	int ret;
 
 	*out = NULL;
+	ret = ossl_setup(err, errlen);
+	if (ret)
+		return ret;
+	md = md_of(alg);
 	if (!md)
 		return ebid_err(err, errlen, -EINVAL, "unknown hash algorithm");
 	h = calloc(1, sizeof(*h));
@@ -140,6 +168,9 @@ int ebid_sha256_fd(int fd, char hex[65], char *err, size_t errlen)
 	struct stat st;
 	int ret = 0;
 
+	ret = ossl_setup(err, errlen);
+	if (ret)
+		return ret;
 	if (fstat(fd, &st) != 0)
 		return ebid_err(err, errlen, -errno, "cannot stat: %s",
 				strerror(errno));
@@ -191,9 +222,11 @@ enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf)
 	const struct ebid_note *g = &elf->gnu, *go = &elf->go;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int len = 0, i;
+	char err[160];
 
 	if (!g->present || !go->present || g->desc_len != 20 ||
-	    go->desc_len == 0 || go->desc_len > EBID_GO_ID_MAX)
+	    go->desc_len == 0 || go->desc_len > EBID_GO_ID_MAX ||
+	    ossl_setup(err, sizeof(err)))
 		return EBID_GO_DERIVED_NO;
 	if (EVP_Digest(go->desc, go->desc_len, md, &len, EVP_sha256(),
 		       NULL) != 1 || len < 20)
