@@ -18,7 +18,9 @@
 #   robust  the robustness tests (t06NN, make fuzz): libFuzzer and the
 #           sanitizer runtimes, valgrind, attr, acl, libcap2-bin, e2fsprogs
 #   bench   make bench: /usr/bin/time, openssl, lscpu
-#   test    everything make test runs: base kit matrix robust
+#   static  make STATIC=1 and its test (t0920): the static archives of
+#           libelf, libcrypto, zlib and glibc, chroot, unshare, mount
+#   test    everything make test runs: base kit matrix robust static
 set -u
 
 me=install-deps
@@ -28,13 +30,13 @@ for a in "$@"; do
 	case "$a" in
 	--check) check_only=1 ;;
 	-h | --help)
-		sed -n '3,21s/^# \{0,1\}//p' "$0"
+		sed -n '3,23s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
-	base | kit | matrix | robust | bench) groups+=("$a") ;;
-	test) groups+=(base kit matrix robust) ;;
+	base | kit | matrix | robust | bench | static) groups+=("$a") ;;
+	test) groups+=(base kit matrix robust static) ;;
 	*)
-		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench test)" >&2
+		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static test)" >&2
 		exit 64
 		;;
 	esac
@@ -191,6 +193,30 @@ group_bench() {
 	cmd lscpu util-linux
 	cmd truncate coreutils
 	cmd sync coreutils
+}
+
+# make STATIC=1 links the .a archives the -dev packages ship, found the
+# way the link finds them (gcc prints the bare name when it lacks one);
+# t0920 runs the result in an empty chroot, with /proc mounted in a
+# private mount namespace for the checks that need it.
+group_static() {
+	local a
+	cmd gcc gcc
+	cmd make make
+	cmd pkg-config pkg-config
+	cmd file file
+	cmd readelf binutils
+	cmd nm binutils
+	cmd strip binutils
+	cmd chroot coreutils
+	cmd unshare util-linux
+	cmd mount mount
+	cmd python3 python3
+	command -v gcc >/dev/null 2>&1 || return 0
+	for a in libelf.a:libelf-dev libcrypto.a:libssl-dev libz.a:zlib1g-dev \
+		libc.a:libc6-dev; do
+		[ -f "$(gcc -print-file-name="${a%%:*}")" ] || need "${a#*:}"
+	done
 }
 
 check() {
