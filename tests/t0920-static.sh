@@ -147,6 +147,22 @@ for alg in sha1 sha256 md5 sha1-tree; do
 	t_end
 done
 
+t_begin "reserve then backfill in the root give inject's bytes; show reads the id"
+t_skip_if "$root_why"
+if [ -z "$root_why" ]; then
+	cp "$FIXTURES/plain" "$ROOT/rb"
+	in_root reserve /rb
+	expect_eq "reserve (stderr: $err)" "$rc $out" "0 $ZERO_ID  /rb"
+	in_root backfill /rb
+	expect_eq "backfill exit status (stderr: $err)" "$rc" 0
+	expect_same_file "reserve + backfill against inject" "$ROOT/rb" "$ROOT/out-sha1"
+	in_root show /rb
+	expect_eq "show exit status" "$rc" 0
+	expect_match "show" "$out" "gnu-build-id: $(readelf_ids "$ROOT/out-sha1")"
+	expect_match "show" "$out" 'kernel-visible: yes'
+fi
+t_end
+
 t_begin "without perf, verify --perf=require fails and --perf=auto passes"
 t_skip_if "$root_why"
 if [ -z "$root_why" ]; then
