@@ -3,8 +3,12 @@
 # docs/ci.md's GitLab CI job, GitHub Actions steps and JSON record, run
 # exactly as written (issue 4): the blocks are cut out of the page between
 # its "ci-test:NAME begin/end" markers, parsed as YAML (ruby's Psych), and
-# their shell commands run the way each CI system runs them, with
-# elf-buildid on PATH, over dist/ trees of good and bad binaries. The JUnit
+# their shell commands run the way each CI system runs them, over dist/
+# trees of good and bad binaries, with the binary under test where the
+# fetching job or step leaves it (tools/elf-buildid, without its
+# executable bit, as artifacts and downloads come) and not on PATH. The
+# blocks that fetch and build the static binary (issue 14) cannot run
+# here: they are parsed and checked to hand that file on. The JUnit
 # XML must parse (python xml.etree) with the right counts; the --json
 # document must have exactly the fields the page documents.
 . "$(dirname "$0")/lib.sh"
@@ -74,11 +78,13 @@ for c in root.iter("testcase"):
 PY
 }
 
-# A dist/ tree: good and bad binaries, as a build job would leave them.
+# A dist/ tree: good and bad binaries, as a build job would leave them;
+# and tools/elf-buildid, the binary as the fetching job leaves it.
 make_dist() { # DIR good|mixed
 	local d=$1/dist
-	rm -rf "$d"
-	mkdir -p "$d/bin" "$d/libexec"
+	rm -rf "$d" "$1/tools"
+	mkdir -p "$d/bin" "$d/libexec" "$1/tools"
+	cp "$EBID" "$1/tools/elf-buildid"
 	cp "$FIXTURES/plain" "$d/bin/server"
 	cp "$FIXTURES/pie" "$d/libexec/agent"
 	chmod u+w "$d/bin/server" "$d/libexec/agent"
@@ -92,18 +98,77 @@ make_dist() { # DIR good|mixed
 	fi
 }
 
-# Where the commands run: elf-buildid on PATH as the job expects.
-export PATH=$(dirname "$EBID"):$PATH
+# The binary is not on PATH: the blocks must run it from where they put it.
+if command -v elf-buildid >/dev/null 2>&1; then
+	PATH=$(printf '%s' "$PATH" | tr ':' '\n' |
+		grep -vxF "$(dirname "$(command -v elf-buildid)")" | paste -sd:)
+	export PATH
+fi
 
-t_begin "docs/ci.md has the three marked blocks and the YAML parses"
-for b in gitlab-job github-steps json-record json-fields; do
+t_begin "docs/ci.md has the marked blocks and the YAML parses"
+for b in gitlab-job gitlab-fetch gitlab-release github-steps github-release \
+	json-record json-fields; do
 	expect_true "no ci-test:$b block in docs/ci.md" block "$b" >"$b.txt"
 	expect_true "ci-test:$b block is empty" [ -s "$b.txt" ]
 done
 t_check
 yaml2json <gitlab-job.txt >gitlab.json 2>gitlab.err || t_fail "GitLab job: $(cat gitlab.err)"
 t_check
+yaml2json <gitlab-fetch.txt >gitlab-fetch.json 2>gitlab.err || t_fail "GitLab fetch job: $(cat gitlab.err)"
+t_check
+yaml2json <gitlab-release.txt >gitlab-release.json 2>gitlab.err || t_fail "GitLab release job: $(cat gitlab.err)"
+t_check
 yaml2json <github-steps.txt >github.json 2>github.err || t_fail "GitHub steps: $(cat github.err)"
+t_check
+yaml2json <github-release.txt >github-release.json 2>github.err || t_fail "GitHub release workflow: $(cat github.err)"
+expect_false "elf-buildid is on PATH: the test would not see a block that relies on it" \
+	command -v elf-buildid
+t_end
+
+t_begin "the fetch and release blocks hand the gate the static binary at tools/elf-buildid"
+got=$(python3 - gitlab.json gitlab-fetch.json gitlab-release.json github.json github-release.json <<'PY'
+import json, sys
+gate, fetch, release, steps, workflow = (json.load(open(f)) for f in sys.argv[1:6])
+bad = []
+gate_job = list(gate.values())[0]
+if len(fetch) != 1: bad.append("GitLab fetch: want one job, got %s" % list(fetch))
+fname, fjob = list(fetch.items())[0]
+needed = [n.get("job") for n in gate_job.get("needs", []) if isinstance(n, dict)]
+if fname not in needed: bad.append("GitLab gate needs %s, not the fetch job %r" % (needed, fname))
+if fjob.get("stage") != ".pre": bad.append("GitLab fetch job's stage is %r, not .pre" % fjob.get("stage"))
+if "tools/elf-buildid" not in fjob.get("artifacts", {}).get("paths", []):
+    bad.append("GitLab fetch job does not keep tools/elf-buildid: %r" % fjob.get("artifacts"))
+fscript = " ".join(fjob.get("script", []))
+if "--output tools/elf-buildid" not in fscript: bad.append("GitLab fetch job does not write tools/elf-buildid")
+pkg = "/packages/generic/elf-buildid/"
+if pkg not in fscript: bad.append("GitLab fetch job does not read %s" % pkg)
+if len(release) != 1: bad.append("GitLab release: want one job, got %s" % list(release))
+rscript = list(release.values())[0].get("script", [])
+for want in ("make STATIC=1", "strip -o elf-buildid build/static/elf-buildid"):
+    if want not in rscript: bad.append("GitLab release job does not run %r" % want)
+up = [l for l in rscript if "--upload-file elf-buildid" in l]
+if not up or pkg not in up[0] or not up[0].endswith('/elf-buildid"'):
+    bad.append("GitLab release job does not upload elf-buildid to %s...elf-buildid" % pkg)
+get = [s for s in steps if str(s.get("uses", "")).startswith("actions/download-artifact@")]
+gate_i = [i for i, s in enumerate(steps) if "verify --junit" in s.get("run", "")]
+if len(get) != 1 or not gate_i or steps.index(get[0]) > gate_i[0]:
+    bad.append("GitHub: want one download-artifact step before the gate")
+else:
+    w = get[0].get("with", {})
+    if w.get("path") != "tools": bad.append("GitHub download path is %r, not tools" % w.get("path"))
+    name = w.get("name")
+    jobs = list(workflow.get("jobs", {}).values())
+    ups = [s.get("with", {}) for j in jobs for s in j.get("steps", [])
+           if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
+    if [(u.get("name"), u.get("path")) for u in ups] != [(name, "elf-buildid")]:
+        bad.append("GitHub release uploads %r, the gate downloads %r into tools/" % (ups, name))
+    runs = " ".join(s.get("run", "") for j in jobs for s in j.get("steps", []))
+    for want in ("make STATIC=1", "strip -o elf-buildid build/static/elf-buildid"):
+        if want not in runs: bad.append("GitHub release does not run %r" % want)
+print("; ".join(bad) or "ok")
+PY
+)
+expect_eq "fetch and release blocks" "$got" ok
 t_end
 
 t_begin "the GitLab job: one job, junit report.xml as artifacts:reports:junit, uploaded when: always"
@@ -132,6 +197,7 @@ t_end
 run_gitlab() {
 	python3 -c 'import json,sys; [print(l) for l in list(json.load(open(sys.argv[1])).values())[0]["script"]]' \
 		gitlab.json >"$1/script.lines"
+	chmod -x "$1/tools/elf-buildid" # artifacts come without it
 	job_rc=0
 	local line
 	while IFS= read -r line; do
@@ -195,6 +261,7 @@ t_end
 run_github() {
 	python3 -c 'import json,sys; [print(s["run"]) for s in json.load(open(sys.argv[1])) if "run" in s]' \
 		github.json >"$1/step.sh"
+	chmod -x "$1/tools/elf-buildid" # artifacts come without it
 	job_rc=0
 	(cd "$1" && bash --noprofile --norc -eo pipefail step.sh) >"$1/job.log" 2>&1 </dev/null || job_rc=$?
 }
