@@ -10,7 +10,12 @@ PKG_CONFIG ?= pkg-config
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 INSTALL    ?= install
-VERSION    := 0.1.0
+# The version, from scripts/version.sh: VERSION plus where git says HEAD
+# stands, or VERSION alone in an extracted release tarball.
+VERSION    := $(shell scripts/version.sh)
+ifeq ($(VERSION),)
+$(error scripts/version.sh printed no version)
+endif
 
 BUILD      := build
 comma      := ,
@@ -64,7 +69,7 @@ CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
-.PHONY: all deps test unit check-tests demo install uninstall bench fuzz clean format
+.PHONY: FORCE all deps test unit check-tests demo install uninstall bench fuzz clean format
 
 all: $(BUILD)/elf-buildid
 
@@ -72,6 +77,13 @@ $(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/commit.h src/
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The objects that print the version are rebuilt when it changes: the
+# stamp is rewritten only when its content differs.
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)[ "$$(cat $@ 2>/dev/null)" = '$(VERSION)' ] || echo '$(VERSION)' >$@
+$(CLI_OBJS): $(BUILD)/version.stamp
 
 $(BUILD)/libelf-buildid.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
