@@ -15,5 +15,5 @@
 dist:
 	$(Q)scripts/dist.sh build
 
-deb: all
+deb:
 	$(Q)VERSION='$(VERSION)' EBID_BUILD=$(BUILD) MAKE='$(MAKE)' scripts/mkdeb.sh build

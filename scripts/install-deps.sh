@@ -18,7 +18,9 @@
 #   robust  the robustness tests (t06NN, make fuzz): libFuzzer and the
 #           sanitizer runtimes, valgrind, attr, acl, libcap2-bin, e2fsprogs
 #   bench   make bench: /usr/bin/time, openssl, lscpu
-#   test    everything make test runs: base kit matrix robust
+#   ship    make dist, make deb and their tests (t09NN): git, dpkg-dev,
+#           lintian, ruby
+#   test    everything make test runs: base kit matrix robust ship
 set -u
 
 me=install-deps
@@ -28,13 +30,13 @@ for a in "$@"; do
 	case "$a" in
 	--check) check_only=1 ;;
 	-h | --help)
-		sed -n '3,21s/^# \{0,1\}//p' "$0"
+		sed -n '3,23s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
-	base | kit | matrix | robust | bench) groups+=("$a") ;;
-	test) groups+=(base kit matrix robust) ;;
+	base | kit | matrix | robust | bench | ship) groups+=("$a") ;;
+	test) groups+=(base kit matrix robust ship) ;;
 	*)
-		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench test)" >&2
+		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench ship test)" >&2
 		exit 64
 		;;
 	esac
@@ -191,6 +193,26 @@ group_bench() {
 	cmd lscpu util-linux
 	cmd truncate coreutils
 	cmd sync coreutils
+}
+
+# make dist (git archive, GNU tar, gzip), make deb (dpkg-shlibdeps,
+# dpkg-buildflags, dpkg-deb), lintian over the .deb, and the Omnibus
+# stand-in of t0920 (ruby).
+group_ship() {
+	cmd git git
+	cmd tar tar
+	cmd gzip gzip
+	cmd sha256sum coreutils
+	cmd make make
+	cmd gcc gcc
+	cmd strip binutils
+	cmd readelf binutils
+	cmd dpkg-deb dpkg
+	cmd dpkg-shlibdeps dpkg-dev
+	cmd dpkg-buildflags dpkg-dev
+	cmd dpkg-architecture dpkg-dev
+	cmd lintian lintian
+	cmd ruby ruby
 }
 
 check() {
