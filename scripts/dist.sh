@@ -58,9 +58,10 @@ trap 'rm -rf "$stage"' EXIT
 g archive --format=tar --prefix="$name/" HEAD | tar -x -p -C "$stage"
 printf '%s\n' "$version" >"$stage/$name/VERSION"
 
-# The list gives the order (--no-recursion): names sorted byte-wise, each
-# directory before what it holds.
-(cd "$stage" && find "$name" -print0 | sort -z |
+# The list gives the order (--no-recursion): the names as tar stores them
+# (a directory's with its trailing slash) sorted byte-wise, so each
+# directory comes before what it holds.
+(cd "$stage" && find "$name" \( -type d -printf '%p/\0' \) -o -printf '%p\0' | sort -z |
 	tar --null --no-recursion -T - -c -f - --format=gnu \
 		--owner=0 --group=0 --numeric-owner --mtime="@$mtime" \
 		--mode='u=rwX,go=rX') | gzip -9n >"$stage/out.tar.gz"
