@@ -118,6 +118,8 @@ depends=$(cd "$work/meta" && dpkg-shlibdeps -O -e"$bin" 2>"$work/shlibdeps.err" 
 	sed -n 's/^shlibs:Depends=//p') || true
 [ -n "$depends" ] || die "dpkg-shlibdeps gave no Depends: $(cat "$work/shlibdeps.err")"
 
+# Modes whatever the umask (install -d makes missing parents with it).
+chmod -R u=rwX,go=rX "$root"
 install -d -m 0755 "$root/DEBIAN"
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
 size=$(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)
