@@ -5,9 +5,10 @@
 #
 # This committed file is a template: the tarball cannot hold its own
 # checksum. `make dist` writes build/omnibus/elf-buildid.rb from it with
-# @VERSION@, @SHA256@ (of build/elf-buildid-VERSION.tar.gz) and @URL_BASE@
-# (DIST_URL_BASE, where the tarball is published; default file:// of
-# build/) filled in; publish that file with the tarball and copy it to
+# the placeholders filled in: the version, the sha256 of
+# build/elf-buildid-VERSION.tar.gz and the URL base (DIST_URL_BASE, where
+# the tarball is published; default file:// of build/); publish that file
+# with the tarball and copy it to
 # config/software/elf-buildid.rb of your Omnibus project. Unfilled, it
 # refuses to load.
 #
