@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# make deb (issue 14, item 2): the package from two copies of the source at
-# two paths is the same bytes; dpkg-deb -I shows the Depends that
+# make deb (issue 14, item 2): the package made in a clone and the one made
+# from its release tarball, extracted elsewhere, are the same bytes; dpkg-deb -I shows the Depends that
 # dpkg-shlibdeps computes and that cover every library the binary needs
 # (readelf NEEDED -> ldconfig -> dpkg -S); dpkg-deb -c lists exactly the
 # files of make install plus the Debian ones, owned by root; lintian is
@@ -25,18 +25,27 @@ copy_source() {
 
 arch=$(dpkg --print-architecture)
 
-t_begin "make deb from two copies at two paths: the same bytes"
+t_begin "make deb in a clone, and from its make dist tarball under /tmp (umask 077): the same bytes"
 copy_source "$SCRATCH/a" 2>"$SCRATCH/.cp.err"
 expect_eq "copy a" "$(cat "$SCRATCH/.cp.err")" ""
-copy_source "$SCRATCH/elsewhere/b" 2>"$SCRATCH/.cp.err"
-expect_eq "copy b" "$(cat "$SCRATCH/.cp.err")" ""
 expect_exit 0 make -C "$SCRATCH/a" --no-print-directory deb
 V=$(cd "$SCRATCH/a" && scripts/version.sh)
 DEB=$SCRATCH/a/build/elf-buildid_${V}_$arch.deb
 expect_true "no $DEB: $out $err" [ -f "$DEB" ]
-(cd "$SCRATCH/elsewhere/b" && umask 077 && make --no-print-directory deb) >"$SCRATCH/.b" 2>&1
+# b: the release tarball, outside git (or, from a tarball, a copy).
+ext=$(mktemp -d /tmp/elf-buildid-t0910.XXXXXX)
+trap 'rm -rf "$ext"' EXIT
+if [ -d "$SCRATCH/a/.git" ]; then
+	expect_exit 0 make -C "$SCRATCH/a" --no-print-directory dist
+	tar -xzf "$SCRATCH/a/build/elf-buildid-$V.tar.gz" -C "$ext"
+	b=$ext/elf-buildid-$V
+else
+	b=$ext/b
+	copy_source "$b"
+fi
+(cd "$b" && umask 077 && make --no-print-directory deb) >"$SCRATCH/.b" 2>&1
 expect_eq "make deb in b: $(tail -n 3 "$SCRATCH/.b")" "$?" 0
-expect_same_file "deb from a and from b" "$DEB" "$SCRATCH/elsewhere/b/build/elf-buildid_${V}_$arch.deb"
+expect_same_file "deb from a and from b" "$DEB" "$b/build/elf-buildid_${V}_$arch.deb"
 t_end
 
 t_begin "dpkg-deb -I: name, version, arch, Recommends, and the Depends dpkg-shlibdeps computes"
