@@ -124,8 +124,6 @@ bench: deps
 # for other builds: the Makefile snippet, the go build wrapper, the
 # package hook, the Omnibus hook and the Omnibus software definition
 # (the template; `make dist` fills it in: docs/packaging.md).
-SHARE_FILES := scripts/elf-buildid.mk scripts/omnibus/elf_buildid.rb \
-	scripts/omnibus/software/elf-buildid.rb
 SHARE_PROGS := scripts/go-build-buildid scripts/package-hook.sh
 
 install: $(BUILD)/elf-buildid
