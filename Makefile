@@ -5,12 +5,18 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DATADIR    ?= $(PREFIX)/share/elf-buildid
 DESTDIR    ?=
 PKG_CONFIG ?= pkg-config
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 INSTALL    ?= install
-VERSION    := 0.1.0
+# The version, from scripts/version.sh: VERSION plus where git says HEAD
+# stands, or VERSION alone in an extracted release tarball.
+VERSION    := $(shell scripts/version.sh)
+ifeq ($(VERSION),)
+$(error scripts/version.sh printed no version)
+endif
 
 BUILD      := build
 comma      := ,
@@ -72,7 +78,7 @@ CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
-.PHONY: all deps test unit check-tests demo install uninstall bench fuzz clean format
+.PHONY: FORCE all deps test unit check-tests demo install uninstall bench fuzz clean format
 
 all: $(BUILD)/elf-buildid
 
@@ -80,6 +86,13 @@ $(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/commit.h src/
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The objects that print the version are rebuilt when it changes: the
+# stamp is rewritten only when its content differs.
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)[ "$$(cat $@ 2>/dev/null)" = '$(VERSION)' ] || echo '$(VERSION)' >$@
+$(CLI_OBJS): $(BUILD)/version.stamp
 
 $(BUILD)/libelf-buildid.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
@@ -115,15 +128,31 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)EBID_BUILD=$(BUILD) scripts/bench
 
+# The binary, the man page, the bash completion, and under DATADIR the kit
+# for other builds: the Makefile snippet, the go build wrapper, the
+# package hook, the Omnibus hook and the Omnibus software definition
+# (the template; `make dist` fills it in: docs/packaging.md).
+SHARE_PROGS := scripts/go-build-buildid scripts/package-hook.sh
+
 install: $(BUILD)/elf-buildid
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(DATADIR)/omnibus/software
 	$(INSTALL) -m 0755 $(BUILD)/elf-buildid $(DESTDIR)$(BINDIR)/elf-buildid
 	$(INSTALL) -m 0644 docs/elf-buildid.1 $(DESTDIR)$(MANDIR)/man1/elf-buildid.1
 	$(INSTALL) -m 0644 scripts/elf-buildid.bash-completion $(DESTDIR)$(BASHCOMPDIR)/elf-buildid
+	$(INSTALL) -m 0644 scripts/elf-buildid.mk $(DESTDIR)$(DATADIR)/elf-buildid.mk
+	$(INSTALL) -m 0755 $(SHARE_PROGS) $(DESTDIR)$(DATADIR)/
+	$(INSTALL) -m 0644 scripts/omnibus/elf_buildid.rb $(DESTDIR)$(DATADIR)/omnibus/elf_buildid.rb
+	$(INSTALL) -m 0644 scripts/omnibus/software/elf-buildid.rb \
+		$(DESTDIR)$(DATADIR)/omnibus/software/elf-buildid.rb
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/elf-buildid $(DESTDIR)$(MANDIR)/man1/elf-buildid.1 \
-		$(DESTDIR)$(BASHCOMPDIR)/elf-buildid
+		$(DESTDIR)$(BASHCOMPDIR)/elf-buildid \
+		$(addprefix $(DESTDIR)$(DATADIR)/,elf-buildid.mk $(notdir $(SHARE_PROGS)) \
+			omnibus/elf_buildid.rb omnibus/software/elf-buildid.rb)
+	-rmdir $(DESTDIR)$(DATADIR)/omnibus/software $(DESTDIR)$(DATADIR)/omnibus \
+		$(DESTDIR)$(DATADIR) 2>/dev/null
 
 # Extra targets kept in their own files (fuzzing, benchmarks, matrix).
 -include mk/*.mk

@@ -20,7 +20,9 @@
 #   bench   make bench: /usr/bin/time, openssl, lscpu
 #   static  make STATIC=1 and its test (t0920): the static archives of
 #           libelf, libcrypto, zlib and glibc, chroot, unshare, mount
-#   test    everything make test runs: base kit matrix robust static
+#   ship    make dist, make deb and their tests (t0900, t0910, t0930): git,
+#           dpkg-dev, lintian, ruby
+#   test    everything make test runs: base kit matrix robust static ship
 set -u
 
 me=install-deps
@@ -30,13 +32,13 @@ for a in "$@"; do
 	case "$a" in
 	--check) check_only=1 ;;
 	-h | --help)
-		sed -n '3,23s/^# \{0,1\}//p' "$0"
+		sed -n '3,25s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
-	base | kit | matrix | robust | bench | static) groups+=("$a") ;;
-	test) groups+=(base kit matrix robust static) ;;
+	base | kit | matrix | robust | bench | static | ship) groups+=("$a") ;;
+	test) groups+=(base kit matrix robust static ship) ;;
 	*)
-		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static test)" >&2
+		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static ship test)" >&2
 		exit 64
 		;;
 	esac
@@ -217,6 +219,26 @@ group_static() {
 		libc.a:libc6-dev; do
 		[ -f "$(gcc -print-file-name="${a%%:*}")" ] || need "${a#*:}"
 	done
+}
+
+# make dist (git archive, GNU tar, gzip), make deb (dpkg-shlibdeps,
+# dpkg-buildflags, dpkg-deb), lintian over the .deb, and the Omnibus
+# stand-in of t0930 (ruby).
+group_ship() {
+	cmd git git
+	cmd tar tar
+	cmd gzip gzip
+	cmd sha256sum coreutils
+	cmd make make
+	cmd gcc gcc
+	cmd strip binutils
+	cmd readelf binutils
+	cmd dpkg-deb dpkg
+	cmd dpkg-shlibdeps dpkg-dev
+	cmd dpkg-buildflags dpkg-dev
+	cmd dpkg-architecture dpkg-dev
+	cmd lintian lintian
+	cmd ruby ruby
 }
 
 check() {

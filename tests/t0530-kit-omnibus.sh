@@ -81,7 +81,7 @@ end
 
 path, install_dir = ARGV
 sw = Omnibus::Software.load(path, install_dir, Dir.pwd)
-abort "software name is #{sw.name.inspect}" unless sw.name == "elf-buildid"
+abort "software name is #{sw.name.inspect}" unless sw.name == "elf-buildid-hook"
 puts "commands: #{sw.builder.commands.size}"
 begin
   sw.builder.build!
@@ -94,7 +94,7 @@ RUBY
 
 export ELF_BUILDID=$EBID
 
-t_begin "the definition loads in the stub: name elf-buildid, one build command queued"
+t_begin "the definition loads in the stub: name elf-buildid-hook, one build command queued"
 tree=$SCRATCH/opt/app
 make_app_tree "$tree"
 export ELF_BUILDID_DEBUG_DIR=$SCRATCH/debug

@@ -3,7 +3,8 @@
 # scripts/elf-buildid.bash-completion (issue 5): completes commands, the
 # options of each command and their values; every option it offers is one
 # the tool accepts, and every long option in `elf-buildid --help` is offered.
-# `make install` installs the binary, the man page and this completion file;
+# `make install` installs the binary, the man page, this completion file and
+# the kit under share/elf-buildid;
 # `make uninstall` removes them (run into a DESTDIR, the binary not rebuilt).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/kit-lib.sh"
@@ -100,7 +101,7 @@ for o in $helpopts; do
 done
 t_end
 
-t_begin "make install DESTDIR=...: binary, man page and bash completion; make uninstall removes them"
+t_begin "make install DESTDIR=...: binary, man page, bash completion and the kit in share/elf-buildid; make uninstall removes them"
 dest=$SCRATCH/root
 run make -C "$TOP" -o build/elf-buildid install DESTDIR="$dest" PREFIX=/usr
 expect_eq "make install exit" "$rc" 0
@@ -112,10 +113,23 @@ if [ -f "$c" ]; then
 else
 	t_fail "no bash completion at $c (make install should install scripts/elf-buildid.bash-completion there): $(cd "$dest" && find . -type f | tr '\n' ' ')"
 fi
+share=$dest/usr/share/elf-buildid
+for f in elf-buildid.mk go-build-buildid package-hook.sh omnibus/elf_buildid.rb \
+	omnibus/software/elf-buildid.rb; do
+	src=$TOP/scripts/$f
+	if [ -f "$share/$f" ]; then
+		expect_same_file "installed share/elf-buildid/$f" "$share/$f" "$src"
+	else
+		t_fail "no $share/$f"
+	fi
+done
+expect_true "go-build-buildid is not executable" [ -x "$share/go-build-buildid" ]
+expect_true "package-hook.sh is not executable" [ -x "$share/package-hook.sh" ]
 run make -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/usr
 expect_eq "make uninstall exit" "$rc" 0
 left=$(cd "$dest" && find . -type f)
 expect_eq "files left after uninstall" "$left" ""
+expect_false "share/elf-buildid left after uninstall" [ -e "$share" ]
 t_end
 
 t_done

@@ -2,13 +2,17 @@
 #
 # Omnibus software definition: build-ids for everything under install_dir.
 #
-# Copy this file to config/software/elf-buildid.rb of an Omnibus project and
-# make it the LAST dependency of the project, so that it runs after every
+# Copy this file to config/software/elf-buildid-hook.rb of an Omnibus project
+# and make it the LAST dependency of the project, so that it runs after every
 # other software definition has installed its files:
 #
 #   # config/projects/myapp.rb
+#   dependency "elf-buildid"       # builds the tool (omnibus/software/elf-buildid.rb)
 #   dependency "myapp"
-#   dependency "elf-buildid"     # last
+#   dependency "elf-buildid-hook"  # last
+#
+# Its name is elf-buildid-hook: "elf-buildid" is the definition that builds
+# the tool from its release tarball into install_dir/embedded.
 #
 # It runs the packaging flow of docs/packaging.md over install_dir, per file:
 #   elf-buildid inject -r  ->  objcopy --only-keep-debug  ->
@@ -20,7 +24,9 @@
 # tree (.build-id/xx/rest.debug) to ship as a separate package or to upload
 # to a debuginfod server. Run it again and nothing changes.
 #
-# Environment: ELF_BUILDID (the tool, default "elf-buildid" on PATH),
+# Environment: ELF_BUILDID (the tool; default install_dir/embedded/bin/
+# elf-buildid when the elf-buildid definition built it there, else
+# "elf-buildid" on PATH),
 # ELF_BUILDID_DEBUG_DIR, ELF_BUILDID_EXCLUDE (space-separated globs left
 # alone), ELF_BUILDID_SPLIT=0 (inject and verify only), ELF_BUILDID_MANIFEST
 # (write elf-buildid's JSON manifest of the final, stripped files there),
@@ -30,7 +36,7 @@ require "fileutils"
 require "open3"
 require "tmpdir"
 
-name "elf-buildid"
+name "elf-buildid-hook"
 default_version "1.0.0"
 license :project_license
 skip_transitive_dependency_licensing true
@@ -38,7 +44,8 @@ skip_transitive_dependency_licensing true
 # The flow, as a lambda so that it needs nothing from Omnibus but the paths
 # and a logger; build commands below call it.
 elf_buildid_flow = lambda do |root, debug_dir, log|
-  ebid = ENV.fetch("ELF_BUILDID", "elf-buildid")
+  embedded = File.join(root, "embedded", "bin", "elf-buildid")
+  ebid = ENV.fetch("ELF_BUILDID") { File.executable?(embedded) ? embedded : "elf-buildid" }
   objcopy = ENV.fetch("OBJCOPY", "objcopy")
   strip = ENV.fetch("STRIP", "strip")
   readelf = ENV.fetch("READELF", "readelf")

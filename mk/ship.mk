@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: MIT
+# Release artifacts (issue 14; docs/packaging.md, "Releases").
+#
+#   make dist   build/elf-buildid-VERSION.tar.gz and its .sha256 line, the
+#               same bytes from the same commit (scripts/dist.sh), and
+#               build/omnibus/elf-buildid.rb with its sha256 filled in
+#   make deb    build/elf-buildid_VERSION_ARCH.deb: `make install` into a
+#               staging root plus Debian metadata, dpkg-deb (scripts/mkdeb.sh)
+#
+# VERSION is scripts/version.sh's (Makefile). `make dist` refuses a work
+# tree whose tracked files differ from HEAD (DIST_DIRTY=1 packs HEAD anyway).
+
+.PHONY: dist deb
+
+dist:
+	$(Q)scripts/dist.sh build
+
+deb:
+	$(Q)VERSION='$(VERSION)' EBID_BUILD=$(BUILD) MAKE='$(MAKE)' scripts/mkdeb.sh build
