@@ -45,7 +45,7 @@ export GOPROXY     := off
 export GOTOOLCHAIN := local
 export GO111MODULE := on
 export GOWORK      := off
-export GOFLAGS     := -trimpath
+export GOFLAGS     := -trimpath -buildvcs=false
 
 # How each GOARCH's programs are run (qemu-ARCH with -L
 # build/matrix/sysroot/ARCH when that exists).
