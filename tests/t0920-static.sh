@@ -111,7 +111,9 @@ t_skip_if "$root_why"
 if [ -z "$root_why" ]; then
 	in_root --version
 	expect_eq "exit status" "$rc" 0
-	expect_match "--version" "$out" '^elf-buildid [0-9]+\.[0-9]+\.[0-9]+$'
+	# scripts/version.sh's rule: RELEASE, then ~git/+git, time and commit,
+	# then .dirty, each when it applies.
+	expect_match "--version" "$out" '^elf-buildid [0-9]+\.[0-9]+\.[0-9]+([~+]git[0-9]{14}\.[0-9a-f]{12})?(\.dirty)?$'
 	expect_eq "--version of build/elf-buildid" "$out" "$("$EBID" --version)"
 fi
 t_end
