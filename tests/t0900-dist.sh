@@ -8,6 +8,10 @@
 # builds, prints that version, runs the unit tests and t0020, and installs.
 # The tarball is made in clones of $TOP's HEAD: commit before running this.
 . "$(dirname "$0")/lib.sh"
+# The tarball is built as a user would: not with the flags of the make
+# that runs the tests (make test SANITIZE=... would send the build to
+# build/san/).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 require_deps ship
 
 if ! git -C "$TOP" rev-parse --verify -q HEAD >/dev/null 2>&1 ||
