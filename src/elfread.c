@@ -42,6 +42,7 @@ void ebid_elf_release(struct ebid_elf *elf)
 	free(elf->shdrs);
 	free(elf->shstrtab);
 	free(elf->head);
+	free(elf->note_syms);
 	memset(elf, 0, sizeof(*elf));
 }
 
@@ -558,6 +559,118 @@ static int find_notes(struct ebid_elf *elf, const struct ebid_src *src,
 	return 0;
 }
 
+/* The note section inside the first page that value lies in, or 0. */
+static size_t page_note_at(const struct ebid_elf *elf, uint64_t value)
+{
+	size_t i;
+
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type == SHT_NOTE && (s->flags & SHF_ALLOC) &&
+		    s->offset + s->size <= elf->head_len &&
+		    value >= s->addr && value - s->addr < s->size)
+			return i;
+	}
+	return 0;
+}
+
+static bool page_note(const struct ebid_elf *elf, size_t shndx)
+{
+	const struct ebid_shdr *s;
+
+	if (!shndx || shndx >= elf->shnum)
+		return false;
+	s = &elf->shdrs[shndx];
+	return s->type == SHT_NOTE && (s->flags & SHF_ALLOC) &&
+	       s->offset + s->size <= elf->head_len;
+}
+
+/*
+ * Records every symbol of a note section in the first page, or pointing
+ * into one (an absolute symbol, say): what a moved note takes along.
+ * A table that cannot be read, an extended index or more than
+ * EBID_NOTE_SYMS_MAX such symbols only set note_syms_over (no note moves).
+ */
+static int find_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
+			  char *err, size_t errlen)
+{
+	size_t ent = elf->elfclass == 2 ? 24 : 16, i, any = 0;
+	unsigned char buf[4096];
+
+	for (i = 1; i < elf->shnum; i++)
+		if (page_note(elf, i))
+			any++;
+	if (!any)
+		return 0;
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+		uint64_t pos, end;
+
+		if (s->type != SHT_SYMTAB && s->type != SHT_DYNSYM)
+			continue;
+		if (s->offset > elf->file_size ||
+		    s->size > elf->file_size - s->offset) {
+			elf->note_syms_over = true;
+			continue;
+		}
+		end = s->offset + s->size / ent * ent;
+		for (pos = s->offset; pos < end;) {
+			size_t n = end - pos < sizeof(buf) / ent * ent
+					   ? (size_t)(end - pos)
+					   : sizeof(buf) / ent * ent;
+			size_t k;
+
+			if (ebid_src_read(src, pos, buf, n)) {
+				elf->note_syms_over = true;
+				break;
+			}
+			for (k = 0; k < n; k += ent) {
+				const unsigned char *e = buf + k;
+				uint64_t value, voff;
+				size_t shndx;
+				struct ebid_symref *r;
+
+				if (elf->elfclass == 2) {
+					shndx = (size_t)ebid_get(e + 6, 2, elf->data);
+					voff = 8;
+					value = ebid_get(e + 8, 8, elf->data);
+				} else {
+					shndx = (size_t)ebid_get(e + 14, 2, elf->data);
+					voff = 4;
+					value = ebid_get(e + 4, 4, elf->data);
+				}
+				if (shndx == SHN_UNDEF)
+					continue;
+				if (shndx == SHN_XINDEX) {
+					elf->note_syms_over = true;
+					continue;
+				}
+				if (!page_note(elf, shndx) &&
+				    !page_note_at(elf, value))
+					continue;
+				if (elf->n_note_syms == EBID_NOTE_SYMS_MAX) {
+					elf->note_syms_over = true;
+					continue;
+				}
+				if (!elf->note_syms) {
+					elf->note_syms = calloc(EBID_NOTE_SYMS_MAX,
+								sizeof(*r));
+					if (!elf->note_syms)
+						return ebid_err(err, errlen, -ENOMEM,
+								"out of memory");
+				}
+				r = &elf->note_syms[elf->n_note_syms++];
+				r->value_off = pos + k + voff;
+				r->value = value;
+				r->shndx = shndx;
+			}
+			pos += n;
+		}
+	}
+	return 0;
+}
+
 /*
  * The kernel ignores e_ehsize and reads the program headers at
  * sizeof(Ehdr) (before 6.12) or at e_phoff (since): only a table at
@@ -600,6 +713,8 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		ret = read_names(elf, src, err, errlen);
 	if (!ret)
 		ret = find_notes(elf, src, err, errlen);
+	if (!ret)
+		ret = find_note_syms(elf, src, err, errlen);
 	if (!ret)
 		elf->gnu_kernel_visible = kernel_sees_gnu(elf);
 	if (e)
