@@ -668,7 +668,7 @@ struct req {
 	const char *label;
 	enum ebid_mode mode;
 	enum ebid_hash_alg alg;
-	bool alg_given, force;
+	bool alg_given, force, no_move;
 	const unsigned char *id;
 	size_t id_len;
 };
@@ -687,6 +687,7 @@ static struct ebid_opts opts_of(const struct req *r)
 	o.alg = r->alg;
 	o.alg_given = r->alg_given;
 	o.force = r->force;
+	o.no_move = r->no_move;
 	o.id = r->id;
 	o.id_len = r->id_len;
 	return o;
@@ -1936,7 +1937,17 @@ static void matrix(const char *dir)
 		const char *words;
 		bool all;
 	} s[] = {
-	    {"c-gcc-bfd-pie-nobuildid", -EBID_ENOROOM, NULL, false},
+	    {"c-gcc-bfd-pie-nobuildid", 0,
+	     "add-note,fill,add-section-name,move-note", true},
+	    {"c-gcc-bfd-static-nobuildid", 0,
+	     "add-note,fill,add-section-name,move-note", true},
+	    {"c-clang-gold-nopie-nobuildid", 0,
+	     "add-note,fill,add-section-name,move-note", false},
+	    {"trail-c-gcc-bfd-pie-nobuildid", 0,
+	     "add-note,fill,move-section-headers,add-section-name,move-note",
+	     false},
+	    {"c-gcc-lld-pie-nobuildid", -EBID_ENOROOM, NULL, false},
+	    {"c-gcc-bfd-shlib-nobuildid", -EBID_ENOROOM, NULL, false},
 	    {"c-gcc-bfd-pie-bzero", 0, "fill", true},
 	    {"c-clang-lld-pie-bzero", 0, "fill", false},
 	    {"c-gcc-lld-shlib-buildid", 0, "unchanged", false},
@@ -1965,6 +1976,14 @@ static void matrix(const char *dir)
 		printf("# %s: %zu bytes\n", path, b.len);
 		input_cases(s[i].name, &b, s[i].want, s[i].words, s[i].all);
 		g_via_fd = false;
+		/* --no-move: refused, as before move-note. */
+		if (s[i].words && strstr(s[i].words, "move-note")) {
+			struct req nm = REQ("inject --no-move",
+					    EBID_MODE_INJECT, .no_move = true);
+
+			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
+				 NULL);
+		}
 		buf_free(&b);
 	}
 }
