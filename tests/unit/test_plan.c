@@ -1928,6 +1928,145 @@ static void fixtures(const char *dir)
 	}
 }
 
+/* Puts a little-endian value (the move-note shapes are x86-64). */
+static void put_le(unsigned char *p, size_t w, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < w; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, size_t w)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = w; i--;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * ebid_check_result refuses a move-note output that breaks one of its
+ * rules (docs/build-id.md): each tampered copy of a good output.
+ */
+static void move_note_tampered(const char *name, const struct buf *in)
+{
+	static const char *const how[] = {
+	    "a symbol left at the old address",
+	    "the old place not cleared",
+	    "the first PT_LOAD's p_memsz beyond p_filesz",
+	    "PT_GNU_PROPERTY changed",
+	    "a byte of the moved note changed",
+	    "the PT_NOTE covering 4 bytes more",
+	    "the first PT_LOAD's p_vaddr changed",
+	};
+	struct req inj = REQ("inject", EBID_MODE_INJECT);
+	struct ebid_opts o = opts_of(&inj);
+	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
+	struct ebid_elf elf;
+	struct ebid_plan plan;
+	struct buf out = {0};
+	unsigned char id[EBID_MAX_ID];
+	char err[EBID_ERRLEN];
+	size_t k, i;
+
+	if (ebid_elf_read(&elf, &src, err, sizeof(err))) {
+		ok(0, "%s: tampered outputs: input read", name);
+		return;
+	}
+	if (!ok(ebid_plan_make(&plan, &elf, &o, err, sizeof(err)) == 0 &&
+		    (plan.actions & EBID_ACT_MOVE_NOTE) &&
+		    ebid_apply_mem(&src, &plan, &out.p, &out.len, id, err,
+				   sizeof(err)) == 0,
+		"%s: a move-note output to tamper with", name)) {
+		diag("%s", err);
+		ebid_elf_release(&elf);
+		return;
+	}
+	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
+		struct buf t = buf_dup(&out);
+		struct ebid_src ts = {.fd = -1, .mem = t.p, .size = t.len};
+		struct ebid_elf te;
+		unsigned char *ph;
+		bool done = false;
+		int ret;
+
+		switch (k) {
+		case 0:
+			for (i = 0; i < plan.npatches; i++)
+				if (strstr(plan.patches[i].what, "symbol value")) {
+					memcpy(t.p + plan.patches[i].off,
+					       in->p + plan.patches[i].off,
+					       plan.patches[i].len);
+					done = true;
+				}
+			break;
+		case 1:
+			memcpy(t.p + plan.moved_from, in->p + plan.moved_from,
+			       (size_t)plan.moved_size);
+			done = true;
+			break;
+		case 2:
+			ph = t.p + elf.phoff + plan.grown_load * 56;
+			put_le(ph + 40, 8, get_le(ph + 40, 8) + 4);
+			done = true;
+			break;
+		case 3:
+			for (i = 0; i < elf.phnum; i++) {
+				ph = t.p + elf.phoff + i * 56;
+				if (get_le(ph, 4) == 0x6474e553) {
+					put_le(ph + 32, 8, get_le(ph + 32, 8) + 8);
+					done = true;
+				}
+			}
+			break;
+		case 4:
+			t.p[plan.moved_to + plan.moved_size - 1] ^= 1;
+			done = true;
+			break;
+		case 5:
+			ph = t.p + elf.phoff + plan.moved_pt * 56;
+			put_le(ph + 32, 8, get_le(ph + 32, 8) + 4);
+			put_le(ph + 40, 8, get_le(ph + 40, 8) + 4);
+			done = true;
+			break;
+		case 6:
+			ph = t.p + elf.phoff + plan.grown_load * 56;
+			put_le(ph + 16, 8, get_le(ph + 16, 8) + 0x1000);
+			done = true;
+			break;
+		}
+		if (!done && k == 3) {
+			printf("# %s: no PT_GNU_PROPERTY to tamper with\n",
+			       name);
+			buf_free(&t);
+			continue;
+		}
+		if (!done) {
+			ok(0, "%s: tampered (%s): nothing to tamper with", name,
+			   how[k]);
+			buf_free(&t);
+			continue;
+		}
+		ret = ebid_elf_read(&te, &ts, err, sizeof(err));
+		if (ret == 0) {
+			ret = ebid_check_result(&elf, &te, &plan, id, err,
+						sizeof(err));
+			ebid_elf_release(&te);
+		}
+		ok(ret != 0, "%s: the self-check refuses an output with %s",
+		   name, how[k]);
+		if (ret)
+			printf("# %s\n", err);
+		buf_free(&t);
+	}
+	buf_free(&out);
+	ebid_plan_release(&plan);
+	ebid_elf_release(&elf);
+}
+
 /* A few matrix shapes, when make matrix has built them. */
 static void matrix(const char *dir)
 {
@@ -1983,6 +2122,7 @@ static void matrix(const char *dir)
 
 			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
 				 NULL);
+			move_note_tampered(s[i].name, &b);
 		}
 		buf_free(&b);
 	}
