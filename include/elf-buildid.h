@@ -115,6 +115,7 @@ struct ebid_elf {
 	struct ebid_symref *note_syms;
 	size_t n_note_syms;
 	bool note_syms_over;
+	bool note_syms_read;    /* ebid_elf_read_note_syms() ran */
 };
 
 /*
@@ -135,6 +136,13 @@ int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
 int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		  size_t errlen);
 void ebid_elf_release(struct ebid_elf *elf);
+/*
+ * Fills note_syms. ebid_elf_read() does it for a file without a GNU note
+ * (the only ones whose plan may move a note); the self-check of such a
+ * plan's output asks for it. Runs once per elf.
+ */
+int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
+			    char *err, size_t errlen);
 
 /*
  * The kernel's view (lib/buildid.c, pre-6.12 rules, which are the strictest):

@@ -589,15 +589,20 @@ static bool page_note(const struct ebid_elf *elf, size_t shndx)
 /*
  * Records every symbol of a note section in the first page, or pointing
  * into one (an absolute symbol, say): what a moved note takes along.
- * A table that cannot be read, an extended index or more than
- * EBID_NOTE_SYMS_MAX such symbols only set note_syms_over (no note moves).
+ * A table outside the file, an extended index or more than
+ * EBID_NOTE_SYMS_MAX such symbols only set note_syms_over (no note moves);
+ * a read that fails is an error.
  */
-static int find_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
-			  char *err, size_t errlen)
+int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
+			    char *err, size_t errlen)
 {
 	size_t ent = elf->elfclass == 2 ? 24 : 16, i, any = 0;
-	unsigned char buf[4096];
+	unsigned char buf[16384];
+	int ret;
 
+	if (elf->note_syms_read)
+		return 0;
+	elf->note_syms_read = true;
 	for (i = 1; i < elf->shnum; i++)
 		if (page_note(elf, i))
 			any++;
@@ -621,10 +626,11 @@ static int find_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 					   : sizeof(buf) / ent * ent;
 			size_t k;
 
-			if (ebid_src_read(src, pos, buf, n)) {
-				elf->note_syms_over = true;
-				break;
-			}
+			ret = ebid_src_read(src, pos, buf, n);
+			if (ret)
+				return ebid_err(err, errlen, ret,
+						"cannot read section [%zu] (symbols): %s",
+						i, strerror(-ret));
 			for (k = 0; k < n; k += ent) {
 				const unsigned char *e = buf + k;
 				uint64_t value, voff;
@@ -713,8 +719,9 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		ret = read_names(elf, src, err, errlen);
 	if (!ret)
 		ret = find_notes(elf, src, err, errlen);
-	if (!ret)
-		ret = find_note_syms(elf, src, err, errlen);
+	/* Only a file without a GNU note may need a note moved. */
+	if (!ret && !elf->gnu.present)
+		ret = ebid_elf_read_note_syms(elf, src, err, errlen);
 	if (!ret)
 		elf->gnu_kernel_visible = kernel_sees_gnu(elf);
 	if (e)

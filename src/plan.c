@@ -614,8 +614,8 @@ static const char *move_note(struct planner *p)
 		    o->vaddr + o->memsz > load->vaddr + load->filesz)
 			return "the grown first PT_LOAD would overlap another segment's addresses";
 	}
-	if (elf->note_syms_over)
-		return "too many symbols in first-page notes, or a symbol table that cannot be read";
+	if (!elf->note_syms_read || elf->note_syms_over)
+		return "the symbols of first-page notes are not all known (more than 64, an extended index, or a table outside the file)";
 	for (i = 0; i < elf->n_note_syms; i++) {
 		const struct ebid_symref *r = &elf->note_syms[i];
 

@@ -935,6 +935,12 @@ static void run_case(const char *name, const struct buf *in,
 		struct ebid_src osrc = source(&out, &ofd);
 
 		ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
+		if (ret == 0 && (plan.actions & EBID_ACT_MOVE_NOTE)) {
+			ret = ebid_elf_read_note_syms(&oelf, &osrc, err,
+						      sizeof(err));
+			if (ret)
+				ebid_elf_release(&oelf);
+		}
 		if (!ok(ret == 0, "%s %s: output read back", name, r->label)) {
 			diag("ebid_elf_read: %d %s", ret, err);
 			goto out;
@@ -2051,6 +2057,9 @@ static void move_note_tampered(const char *name, const struct buf *in)
 			continue;
 		}
 		ret = ebid_elf_read(&te, &ts, err, sizeof(err));
+		if (ret == 0 &&
+		    ebid_elf_read_note_syms(&te, &ts, err, sizeof(err)))
+			ret = -1;
 		if (ret == 0) {
 			ret = ebid_check_result(&elf, &te, &plan, id, err,
 						sizeof(err));
