@@ -370,12 +370,19 @@ static int scan_notes(struct ebid_elf *elf, const struct ebid_src *src,
 	return 0;
 }
 
-/* Index of the PT_NOTE whose 4-byte note walk reaches a note at note_off. */
+/*
+ * The index of the PT_NOTE whose 4-byte note walk reaches a note at
+ * note_off into *pt (-1: none). Headers in the first page are taken from
+ * head; a read that fails is an error, not a walk that stops.
+ */
 static int find_covering_pt(const struct ebid_elf *elf,
-			    const struct ebid_src *src, uint64_t note_off)
+			    const struct ebid_src *src, uint64_t note_off,
+			    int *pt, char *err, size_t errlen)
 {
 	size_t i;
+	int ret;
 
+	*pt = -1;
 	for (i = 0; i < elf->phnum; i++) {
 		const struct ebid_phdr *p = &elf->phdrs[i];
 		uint64_t off = p->offset, end = p->offset + p->filesz;
@@ -386,17 +393,26 @@ static int find_covering_pt(const struct ebid_elf *elf,
 			unsigned char h[12];
 			uint64_t namesz, descsz;
 
-			if (ebid_src_read(src, off, h, 12))
-				break;
+			if (off + 12 <= elf->head_len) {
+				memcpy(h, elf->head + off, 12);
+			} else {
+				ret = ebid_src_read(src, off, h, 12);
+				if (ret)
+					return ebid_err(err, errlen, ret,
+							"cannot read program header [%zu]'s notes: %s",
+							i, strerror(-ret));
+			}
 			namesz = ebid_get(h, 4, elf->data);
 			descsz = ebid_get(h + 4, 4, elf->data);
 			off += 12 + ((namesz + 3) & ~3ull) +
 			       ((descsz + 3) & ~3ull);
 		}
-		if (off == note_off)
-			return (int)i;
+		if (off == note_off) {
+			*pt = (int)i;
+			return 0;
+		}
 	}
-	return -1;
+	return 0;
 }
 
 /*
@@ -552,10 +568,15 @@ static int find_notes(struct ebid_elf *elf, const struct ebid_src *src,
 		if (ret)
 			return ret;
 	}
-	if (elf->gnu.present)
-		elf->gnu.pt_index = find_covering_pt(elf, src, elf->gnu.note_off);
+	if (elf->gnu.present) {
+		ret = find_covering_pt(elf, src, elf->gnu.note_off,
+				       &elf->gnu.pt_index, err, errlen);
+		if (ret)
+			return ret;
+	}
 	if (elf->go.present)
-		elf->go.pt_index = find_covering_pt(elf, src, elf->go.note_off);
+		return find_covering_pt(elf, src, elf->go.note_off,
+					&elf->go.pt_index, err, errlen);
 	return 0;
 }
 
