@@ -69,6 +69,8 @@ struct ebid_symref {
 	uint64_t value_off;     /* file offset of its st_value */
 	uint64_t value;
 	size_t shndx;           /* st_shndx (SHN_ABS and the like as is) */
+	unsigned char info;     /* st_info (binding and type) */
+	bool dynamic;           /* in SHT_DYNSYM */
 };
 #define EBID_NOTE_SYMS_MAX 64
 

@@ -658,6 +658,9 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 				size_t shndx;
 				struct ebid_symref *r;
 
+				unsigned char info =
+					elf->elfclass == 2 ? e[4] : e[12];
+
 				if (elf->elfclass == 2) {
 					shndx = (size_t)ebid_get(e + 6, 2, elf->data);
 					voff = 8;
@@ -691,6 +694,8 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 				r->value_off = pos + k + voff;
 				r->value = value;
 				r->shndx = shndx;
+				r->info = info;
+				r->dynamic = s->type == SHT_DYNSYM;
 			}
 			pos += n;
 		}

@@ -529,6 +529,30 @@ static size_t sole_note_section(const struct planner *p, uint64_t off,
 }
 
 /*
+ * Section m is .note.ABI-tag holding one GNU ABI tag note (NT_GNU_ABI_TAG),
+ * which glibc's loader reads through PT_NOTE only and no code addresses:
+ * the one note that move_note() moves.
+ */
+static bool is_abi_tag(const struct planner *p, size_t m)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_shdr *s = &elf->shdrs[m];
+	const unsigned char *n;
+	uint64_t namesz, descsz;
+
+	if (!s->name_str || strcmp(s->name_str, ".note.ABI-tag") ||
+	    s->offset + s->size > elf->head_len || s->size < 16)
+		return false;
+	n = elf->head + s->offset;
+	namesz = ebid_get(n, 4, elf->data);
+	descsz = ebid_get(n + 4, 4, elf->data);
+	return namesz == 4 && !memcmp(n + 12, "GNU", 4) &&
+	       ebid_get(n + 8, 4, elf->data) == 1 /* NT_GNU_ABI_TAG */ &&
+	       descsz <= s->size &&
+	       s->size == 16 + ((descsz + 3) & ~3ull);
+}
+
+/*
  * bfd's -z separate-code layout: the program headers are followed, packed,
  * by .interp and the notes, and the first PT_LOAD ends inside the first
  * page with zero padding up to the next segment. A 4-aligned note that has
@@ -594,6 +618,8 @@ static const char *move_note(struct planner *p)
 	}
 	if (!m)
 		return "no 4-aligned note with a PT_NOTE to itself to move";
+	if (!is_abi_tag(p, m))
+		return "the note with a PT_NOTE to itself is not a lone GNU ABI tag (.note.ABI-tag)";
 	pt = &p->phdrs[pi];
 	from = pt->offset;
 	size = pt->filesz;
@@ -622,6 +648,13 @@ static const char *move_note(struct planner *p)
 		if (r->shndx != m && r->value >= old_addr &&
 		    r->value - old_addr < size)
 			return "a symbol of another section points into the note";
+		/*
+		 * Only local symbols move: code of another object (or of
+		 * another program, by the dynamic table) could hold the
+		 * address of a global one.
+		 */
+		if (r->shndx == m && (r->dynamic || r->info >> 4 != 0))
+			return "a global or dynamic symbol names the note";
 	}
 
 	/* The plan: the note, its headers, its symbols. */

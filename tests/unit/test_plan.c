@@ -2076,6 +2076,81 @@ static void move_note_tampered(const char *name, const struct buf *in)
 	ebid_elf_release(&elf);
 }
 
+/*
+ * move-note moves only a lone GNU ABI tag with local symbols: a global
+ * __abi_tag, another name or another note type makes the file a refusal.
+ */
+static void move_note_refused(const char *name, const struct buf *in)
+{
+	static const char *const how[] = {
+	    "__abi_tag made global",
+	    ".note.ABI-tag renamed",
+	    "the ABI tag's n_type changed",
+	};
+	struct req inj = REQ("inject", EBID_MODE_INJECT);
+	struct ebid_opts o = opts_of(&inj);
+	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
+	struct ebid_elf elf;
+	char err[EBID_ERRLEN];
+	size_t k, i, m = 0;
+
+	if (ebid_elf_read(&elf, &src, err, sizeof(err))) {
+		ok(0, "%s: crafted refusals: input read", name);
+		return;
+	}
+	for (i = 1; i < elf.shnum; i++)
+		if (!strcmp(elf.shdrs[i].name_str, ".note.ABI-tag"))
+			m = i;
+	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
+		struct buf t = buf_dup(in);
+		struct ebid_src ts = {.fd = -1, .mem = t.p, .size = t.len};
+		struct ebid_elf te;
+		struct ebid_plan plan;
+		bool done = false;
+		int ret;
+
+		if (k == 0) {
+			for (i = 0; i < elf.n_note_syms; i++)
+				if (elf.note_syms[i].shndx == m &&
+				    !elf.note_syms[i].dynamic &&
+				    (elf.note_syms[i].info & 0xf) == 1) {
+					t.p[elf.note_syms[i].value_off - 4] |=
+					    0x10;
+					done = true;
+				}
+		} else if (k == 1 && m) {
+			char *nm = (char *)memmem(
+			    t.p + elf.shdrs[elf.shstrndx].offset,
+			    elf.shdrs[elf.shstrndx].size, ".note.ABI-tag", 14);
+
+			if (nm) {
+				nm[6] = 'X';
+				done = true;
+			}
+		} else if (k == 2 && m) {
+			t.p[elf.shdrs[m].offset + 8] = 5;
+			done = true;
+		}
+		if (!ok(done, "%s: crafted (%s)", name, how[k])) {
+			buf_free(&t);
+			continue;
+		}
+		ret = ebid_elf_read(&te, &ts, err, sizeof(err));
+		if (ret == 0) {
+			ret = ebid_plan_make(&plan, &te, &o, err, sizeof(err));
+			if (ret == 0)
+				ebid_plan_release(&plan);
+			ebid_elf_release(&te);
+		}
+		ok(ret == -EBID_ENOROOM && strstr(err, "no note can move: "),
+		   "%s: %s: refused, naming why no note can move", name,
+		   how[k]);
+		printf("# %s\n", err);
+		buf_free(&t);
+	}
+	ebid_elf_release(&elf);
+}
+
 /* A few matrix shapes, when make matrix has built them. */
 static void matrix(const char *dir)
 {
@@ -2132,6 +2207,7 @@ static void matrix(const char *dir)
 			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
 				 NULL);
 			move_note_tampered(s[i].name, &b);
+			move_note_refused(s[i].name, &b);
 		}
 		buf_free(&b);
 	}
