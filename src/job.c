@@ -111,7 +111,7 @@ static const char *check_moved(const struct ebid_elf *old,
 	    ns->info != os->info || strcmp(ns->name_str, os->name_str))
 		return "the moved note's section header is not the planned one";
 	if (from + size > old->head_len || end > new->head_len ||
-	    end > EBID_PAGE ||
+	    end > old->head_len || end > EBID_PAGE ||
 	    memcmp(old->head + from, new->head + to, (size_t)size))
 		return "the moved note's bytes are not the same at its new place";
 	for (i = from; i < from + size; i++)

@@ -597,7 +597,8 @@ static const char *move_note(struct planner *p)
 
 		if (ph->type != EBID_PT_NOTE || ph->align > 4 ||
 		    ph->filesz != ph->memsz || !ph->filesz || ph->offset % 4 ||
-		    ph->offset + ph->filesz > load->filesz ||
+		    ph->offset > load->filesz ||
+		    ph->filesz > load->filesz - ph->offset ||
 		    ph->vaddr != load->vaddr + ph->offset ||
 		    ph->paddr != load->paddr + ph->offset)
 			continue;
