@@ -64,6 +64,16 @@ struct ebid_shdr {
 	const char *name_str;
 };
 
+/* A symbol whose st_value field the planner may have to rewrite. */
+struct ebid_symref {
+	uint64_t value_off;     /* file offset of its st_value */
+	uint64_t value;
+	size_t shndx;           /* st_shndx (SHN_ABS and the like as is) */
+	unsigned char info;     /* st_info (binding and type) */
+	bool dynamic;           /* in SHT_DYNSYM */
+};
+#define EBID_NOTE_SYMS_MAX 64
+
 /* A note found in the file. */
 struct ebid_note {
 	bool present;
@@ -98,6 +108,16 @@ struct ebid_elf {
 	struct ebid_note gnu;           /* the NT_GNU_BUILD_ID note */
 	struct ebid_note go;            /* Go's "Go"/4 build-id note */
 	bool gnu_kernel_visible;        /* the kernel's reader finds gnu */
+	/*
+	 * Symbols (.symtab, .dynsym) that belong to, or point into, a note
+	 * section inside the first page: the ones a moved note takes along.
+	 * note_syms_over: there were more than EBID_NOTE_SYMS_MAX (or a table
+	 * could not be read), so no note may move.
+	 */
+	struct ebid_symref *note_syms;
+	size_t n_note_syms;
+	bool note_syms_over;
+	bool note_syms_read;    /* ebid_elf_read_note_syms() ran */
 };
 
 /*
@@ -118,6 +138,13 @@ int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
 int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		  size_t errlen);
 void ebid_elf_release(struct ebid_elf *elf);
+/*
+ * Fills note_syms. ebid_elf_read() does it for a file without a GNU note
+ * (the only ones whose plan may move a note); the self-check of such a
+ * plan's output asks for it. Runs once per elf.
+ */
+int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
+			    char *err, size_t errlen);
 
 /*
  * The kernel's view (lib/buildid.c, pre-6.12 rules, which are the strictest):
@@ -169,6 +196,9 @@ enum ebid_action {
 	EBID_ACT_MOVE_SHDRS = 1 << 4,   /* section header table moved */
 	EBID_ACT_SHSTRTAB = 1 << 5,     /* section name table changed */
 	EBID_ACT_ZERO = 1 << 6,         /* a filled id zeroed (reserve -f) */
+	EBID_ACT_MOVE_NOTE = 1 << 7,    /* a first-page note moved into the
+					 * first PT_LOAD's padding, its PT_NOTE
+					 * retargeted, the PT_LOAD grown */
 };
 
 struct ebid_opts {
@@ -179,6 +209,7 @@ struct ebid_opts {
 	size_t id_len;
 	bool alg_given;                 /* alg was asked for: reserve refuses a
 					 * note that is there with another size */
+	bool no_move;                   /* refuse plans that move a note */
 };
 
 /* A byte range that the plan overwrites. Owns bytes. */
@@ -209,6 +240,10 @@ struct ebid_plan {
 	size_t new_pt;                  /* EBID_ACT_ADD_PT: its index; the
 					 * program headers from there on were
 					 * one lower */
+	/* EBID_ACT_MOVE_NOTE: which section moved, from where to where. */
+	size_t moved_shndx;
+	uint64_t moved_from, moved_to, moved_size;
+	size_t moved_pt, grown_load;    /* the retargeted PT_NOTE, the PT_LOAD */
 };
 
 /* Plan what opts asks of elf. An empty plan (actions 0) means no change. */

@@ -4,7 +4,8 @@
 # build/fixtures/kit/, from fixtures/kit/*.c and fixtures/hello:
 #   hello-arm64   the Go sample for GOARCH=arm64 (no GNU id, internal link)
 #   cprog         C program, gcc -g (GNU ld's own build-id)
-#   cprog-noroom  C program, -Wl,--build-id=none: no note and no room for one
+#   cprog-noroom  C program, static, gold, -Wl,--build-id=none: no note and no
+#                 room for one (needs libc.a, and ld.gold from binutils)
 #   libkit.so.1   C shared library, gcc -g -shared (GNU ld's build-id)
 #   kitobj.o      relocatable object (to be skipped)
 # The amd64 Go programs come from scripts/build-fixtures.sh (plain, pie).
@@ -73,7 +74,11 @@ build() {
 # Each writes $tmp.
 mk_hello_arm64() { (cd "$top/fixtures/hello" && GOARCH=arm64 go build -o "$tmp" .); }
 mk_cprog() { gcc -g -O1 -o "$tmp" "$src/prog.c"; }
-mk_cprog_noroom() { gcc -g -O1 -Wl,--build-id=none -o "$tmp" "$src/prog.c"; }
+# Static gold: the first PT_LOAD runs past the first page, so no strategy
+# has room (a bfd program without a build-id gets move-note now).
+mk_cprog_noroom() {
+	gcc -g -O1 -static -fuse-ld=gold -Wl,--build-id=none -o "$tmp" "$src/prog.c"
+}
 mk_libkit() { gcc -g -O1 -shared -fPIC -Wl,-soname,libkit.so.1 -o "$tmp" "$src/libkit.c"; }
 mk_kitobj() { gcc -g -O1 -c -o "$tmp" "$src/obj.c"; }
 

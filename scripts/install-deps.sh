@@ -106,6 +106,9 @@ group_kit() {
 	cmd unshare util-linux
 	cmd objcopy binutils
 	cmd strip binutils
+	# The kit's no-room program is static and linked by gold.
+	cmd ld.gold binutils
+	path /usr/lib/x86_64-linux-gnu/libc.a libc6-dev
 	cmd gcc gcc
 	cmd make make
 	cmd go golang-go

@@ -42,6 +42,7 @@ void ebid_elf_release(struct ebid_elf *elf)
 	free(elf->shdrs);
 	free(elf->shstrtab);
 	free(elf->head);
+	free(elf->note_syms);
 	memset(elf, 0, sizeof(*elf));
 }
 
@@ -369,12 +370,19 @@ static int scan_notes(struct ebid_elf *elf, const struct ebid_src *src,
 	return 0;
 }
 
-/* Index of the PT_NOTE whose 4-byte note walk reaches a note at note_off. */
+/*
+ * The index of the PT_NOTE whose 4-byte note walk reaches a note at
+ * note_off into *pt (-1: none). Headers in the first page are taken from
+ * head; a read that fails is an error, not a walk that stops.
+ */
 static int find_covering_pt(const struct ebid_elf *elf,
-			    const struct ebid_src *src, uint64_t note_off)
+			    const struct ebid_src *src, uint64_t note_off,
+			    int *pt, char *err, size_t errlen)
 {
 	size_t i;
+	int ret;
 
+	*pt = -1;
 	for (i = 0; i < elf->phnum; i++) {
 		const struct ebid_phdr *p = &elf->phdrs[i];
 		uint64_t off = p->offset, end = p->offset + p->filesz;
@@ -385,17 +393,26 @@ static int find_covering_pt(const struct ebid_elf *elf,
 			unsigned char h[12];
 			uint64_t namesz, descsz;
 
-			if (ebid_src_read(src, off, h, 12))
-				break;
+			if (off + 12 <= elf->head_len) {
+				memcpy(h, elf->head + off, 12);
+			} else {
+				ret = ebid_src_read(src, off, h, 12);
+				if (ret)
+					return ebid_err(err, errlen, ret,
+							"cannot read program header [%zu]'s notes: %s",
+							i, strerror(-ret));
+			}
 			namesz = ebid_get(h, 4, elf->data);
 			descsz = ebid_get(h + 4, 4, elf->data);
 			off += 12 + ((namesz + 3) & ~3ull) +
 			       ((descsz + 3) & ~3ull);
 		}
-		if (off == note_off)
-			return (int)i;
+		if (off == note_off) {
+			*pt = (int)i;
+			return 0;
+		}
 	}
-	return -1;
+	return 0;
 }
 
 /*
@@ -551,10 +568,138 @@ static int find_notes(struct ebid_elf *elf, const struct ebid_src *src,
 		if (ret)
 			return ret;
 	}
-	if (elf->gnu.present)
-		elf->gnu.pt_index = find_covering_pt(elf, src, elf->gnu.note_off);
+	if (elf->gnu.present) {
+		ret = find_covering_pt(elf, src, elf->gnu.note_off,
+				       &elf->gnu.pt_index, err, errlen);
+		if (ret)
+			return ret;
+	}
 	if (elf->go.present)
-		elf->go.pt_index = find_covering_pt(elf, src, elf->go.note_off);
+		return find_covering_pt(elf, src, elf->go.note_off,
+					&elf->go.pt_index, err, errlen);
+	return 0;
+}
+
+/* The note section inside the first page that value lies in, or 0. */
+static size_t page_note_at(const struct ebid_elf *elf, uint64_t value)
+{
+	size_t i;
+
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type == SHT_NOTE && (s->flags & SHF_ALLOC) &&
+		    s->offset + s->size <= elf->head_len &&
+		    value >= s->addr && value - s->addr < s->size)
+			return i;
+	}
+	return 0;
+}
+
+static bool page_note(const struct ebid_elf *elf, size_t shndx)
+{
+	const struct ebid_shdr *s;
+
+	if (!shndx || shndx >= elf->shnum)
+		return false;
+	s = &elf->shdrs[shndx];
+	return s->type == SHT_NOTE && (s->flags & SHF_ALLOC) &&
+	       s->offset + s->size <= elf->head_len;
+}
+
+/*
+ * Records every symbol of a note section in the first page, or pointing
+ * into one (an absolute symbol, say): what a moved note takes along.
+ * A table outside the file, an extended index or more than
+ * EBID_NOTE_SYMS_MAX such symbols only set note_syms_over (no note moves);
+ * a read that fails is an error.
+ */
+int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
+			    char *err, size_t errlen)
+{
+	size_t ent = elf->elfclass == 2 ? 24 : 16, i, any = 0;
+	unsigned char buf[16384];
+	int ret;
+
+	if (elf->note_syms_read)
+		return 0;
+	elf->note_syms_read = true;
+	for (i = 1; i < elf->shnum; i++)
+		if (page_note(elf, i))
+			any++;
+	if (!any)
+		return 0;
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+		uint64_t pos, end;
+
+		if (s->type != SHT_SYMTAB && s->type != SHT_DYNSYM)
+			continue;
+		if (s->offset > elf->file_size ||
+		    s->size > elf->file_size - s->offset) {
+			elf->note_syms_over = true;
+			continue;
+		}
+		end = s->offset + s->size / ent * ent;
+		for (pos = s->offset; pos < end;) {
+			size_t n = end - pos < sizeof(buf) / ent * ent
+					   ? (size_t)(end - pos)
+					   : sizeof(buf) / ent * ent;
+			size_t k;
+
+			ret = ebid_src_read(src, pos, buf, n);
+			if (ret)
+				return ebid_err(err, errlen, ret,
+						"cannot read section [%zu] (symbols): %s",
+						i, strerror(-ret));
+			for (k = 0; k < n; k += ent) {
+				const unsigned char *e = buf + k;
+				uint64_t value, voff;
+				size_t shndx;
+				struct ebid_symref *r;
+
+				unsigned char info =
+					elf->elfclass == 2 ? e[4] : e[12];
+
+				if (elf->elfclass == 2) {
+					shndx = (size_t)ebid_get(e + 6, 2, elf->data);
+					voff = 8;
+					value = ebid_get(e + 8, 8, elf->data);
+				} else {
+					shndx = (size_t)ebid_get(e + 14, 2, elf->data);
+					voff = 4;
+					value = ebid_get(e + 4, 4, elf->data);
+				}
+				if (shndx == SHN_UNDEF)
+					continue;
+				if (shndx == SHN_XINDEX) {
+					elf->note_syms_over = true;
+					continue;
+				}
+				if (!page_note(elf, shndx) &&
+				    !page_note_at(elf, value))
+					continue;
+				if (elf->n_note_syms == EBID_NOTE_SYMS_MAX) {
+					elf->note_syms_over = true;
+					continue;
+				}
+				if (!elf->note_syms) {
+					elf->note_syms = calloc(EBID_NOTE_SYMS_MAX,
+								sizeof(*r));
+					if (!elf->note_syms)
+						return ebid_err(err, errlen, -ENOMEM,
+								"out of memory");
+				}
+				r = &elf->note_syms[elf->n_note_syms++];
+				r->value_off = pos + k + voff;
+				r->value = value;
+				r->shndx = shndx;
+				r->info = info;
+				r->dynamic = s->type == SHT_DYNSYM;
+			}
+			pos += n;
+		}
+	}
 	return 0;
 }
 
@@ -600,6 +745,9 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		ret = read_names(elf, src, err, errlen);
 	if (!ret)
 		ret = find_notes(elf, src, err, errlen);
+	/* Only a file without a GNU note may need a note moved. */
+	if (!ret && !elf->gnu.present)
+		ret = ebid_elf_read_note_syms(elf, src, err, errlen);
 	if (!ret)
 		elf->gnu_kernel_visible = kernel_sees_gnu(elf);
 	if (e)

@@ -26,6 +26,136 @@ static bool same_phdr(const struct ebid_phdr *a, const struct ebid_phdr *b)
 	return !memcmp(a, b, sizeof(*a));
 }
 
+/*
+ * The symbols of first-page notes: the same ones, at the same places, each
+ * with its old value, moved by delta when it belongs to section moved
+ * (0: none moved).
+ */
+static bool same_note_syms(const struct ebid_elf *old,
+			   const struct ebid_elf *new, size_t moved,
+			   uint64_t delta)
+{
+	size_t i, j;
+
+	if (!old->note_syms_read || !new->note_syms_read ||
+	    old->note_syms_over != new->note_syms_over ||
+	    old->n_note_syms > new->n_note_syms)
+		return false;
+	/*
+	 * A symbol of another section found only in the output points at
+	 * where the notes now are (a section's end marker, as
+	 * __rela_iplt_end in a static program, right before the padding):
+	 * its value is what it was, as the planner changes no st_value but
+	 * those of the moved section's symbols (check_sections_kept).
+	 */
+	for (j = 0; j < new->n_note_syms; j++) {
+		const struct ebid_symref *b = &new->note_syms[j];
+
+		for (i = 0; i < old->n_note_syms; i++)
+			if (old->note_syms[i].value_off == b->value_off)
+				break;
+		if (i == old->n_note_syms &&
+		    (!moved || b->shndx == moved || b->shndx == new->gnu.shndx))
+			return false;
+	}
+	for (i = 0; i < old->n_note_syms; i++) {
+		const struct ebid_symref *a = &old->note_syms[i];
+
+		for (j = 0; j < new->n_note_syms; j++)
+			if (new->note_syms[j].value_off == a->value_off)
+				break;
+		if (j == new->n_note_syms ||
+		    new->note_syms[j].shndx != a->shndx ||
+		    new->note_syms[j].value !=
+			    a->value + (moved && a->shndx == moved ? delta : 0))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * EBID_ACT_MOVE_NOTE: the moved note is the same bytes at its new place,
+ * its old place is zero, its section and PT_NOTE point at the new place,
+ * the PT_NOTE covers it and the new note and nothing else, the first
+ * PT_LOAD grew (p_filesz and p_memsz only) over zero padding that stays in
+ * the first page and before every other segment, in the file and in
+ * memory. Returns NULL or what is wrong.
+ */
+static const char *check_moved(const struct ebid_elf *old,
+			       const struct ebid_elf *new,
+			       const struct ebid_plan *plan)
+{
+	size_t m = plan->moved_shndx, pi = plan->moved_pt,
+	       li = plan->grown_load, i;
+	uint64_t from = plan->moved_from, to = plan->moved_to,
+		 size = plan->moved_size, end;
+	const struct ebid_shdr *os, *ns;
+	const struct ebid_phdr *ol, *nl, *op, *np;
+	const struct ebid_note *g = &new->gnu;
+
+	if (!m || m >= old->shnum || pi >= old->phnum || li >= old->phnum ||
+	    pi == li || new->phnum != old->phnum)
+		return "the moved note's headers are not the planned ones";
+	os = &old->shdrs[m];
+	ns = &new->shdrs[m];
+	ol = &old->phdrs[li];
+	nl = &new->phdrs[li];
+	op = &old->phdrs[pi];
+	np = &new->phdrs[pi];
+	end = to + size + g->note_size;
+	if (os->type != 7 /* SHT_NOTE */ || os->offset != from ||
+	    os->size != size || ns->offset != to || ns->size != size ||
+	    ns->addr != os->addr + (to - from) || ns->type != os->type ||
+	    ns->flags != os->flags || ns->addralign != os->addralign ||
+	    ns->entsize != os->entsize || ns->link != os->link ||
+	    ns->info != os->info || strcmp(ns->name_str, os->name_str))
+		return "the moved note's section header is not the planned one";
+	if (from + size > old->head_len || end > new->head_len ||
+	    end > old->head_len || end > EBID_PAGE ||
+	    memcmp(old->head + from, new->head + to, (size_t)size))
+		return "the moved note's bytes are not the same at its new place";
+	for (i = from; i < from + size; i++)
+		if (new->head[i])
+			return "the moved note's old place is not cleared";
+	if (g->shndx != old->shnum || g->note_off != to + size)
+		return "the new note is not right after the moved one";
+	if (op->type != 4 || np->type != 4 || op->offset != from ||
+	    op->filesz != size || op->memsz != size || np->offset != to ||
+	    np->filesz != size + g->note_size || np->memsz != np->filesz ||
+	    np->vaddr != ns->addr || np->paddr != op->paddr + (to - from) ||
+	    np->flags != op->flags || np->align != op->align)
+		return "the moved note's PT_NOTE does not cover exactly it and the new note";
+	if (ol->type != 1 || nl->type != 1 || ol->offset || nl->offset ||
+	    nl->vaddr != ol->vaddr || nl->paddr != ol->paddr ||
+	    nl->flags != ol->flags || nl->align != ol->align ||
+	    ol->filesz != ol->memsz || nl->filesz != end ||
+	    nl->memsz != end || ol->filesz > to)
+		return "the first PT_LOAD did not grow over exactly the moved and the new note";
+	for (i = ol->filesz; i < end; i++)
+		if (old->head[i])
+			return "the first PT_LOAD grew over bytes that were not zero";
+	for (i = 0; i < old->phnum; i++) {
+		const struct ebid_phdr *o = &old->phdrs[i];
+
+		if (i == li)
+			continue;
+		if (o->type == 1 &&
+		    (o->offset < end ||
+		     (o->vaddr < nl->vaddr + end &&
+		      o->vaddr + o->memsz > ol->vaddr + ol->filesz)))
+			return "the grown first PT_LOAD reaches another segment";
+		if (i != pi && o->type != 1 && o->offset < end &&
+		    o->offset + o->filesz > ol->filesz)
+			return "the grown bytes were under another program header";
+		if (i != pi && o->type != 1 && o->offset < from + size &&
+		    o->offset + o->filesz > from)
+			return "the moved note was under another program header (PT_GNU_PROPERTY?)";
+	}
+	if (!same_note_syms(old, new, m, to - from))
+		return "a symbol of the moved note did not move with it, or another one changed (or the symbols were not read)";
+	return NULL;
+}
+
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      const struct ebid_plan *plan, const unsigned char *id,
 		      char *err, size_t errlen)
@@ -56,9 +186,20 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 	if (new->shnum != old->shnum + add_sh ||
 	    new->phnum != old->phnum + add_ph)
 		return FAIL("header counts are not the planned ones");
+	if (plan->actions & EBID_ACT_MOVE_NOTE) {
+		const char *why = check_moved(old, new, plan);
+
+		if (why)
+			return FAIL("%s", why);
+	} else if (old->note_syms_read && new->note_syms_read &&
+		   !same_note_syms(old, new, 0, 0)) {
+		return FAIL("a symbol of a first-page note changed");
+	}
 	/* Section 0 carries the extended counts; those may change. */
 	for (i = 1; i < old->shnum; i++)
-		if (!same_shdr(&old->shdrs[i], &new->shdrs[i],
+		if ((!(plan->actions & EBID_ACT_MOVE_NOTE) ||
+		     i != plan->moved_shndx) &&
+		    !same_shdr(&old->shdrs[i], &new->shdrs[i],
 			       i == old->shstrndx))
 			return FAIL("section header [%zu] changed", i);
 	if (add_ph && (plan->new_pt >= new->phnum ||
@@ -77,6 +218,10 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 			continue;
 		if (a->type == EBID_PT_PHDR && b->type == EBID_PT_PHDR &&
 		    add_ph)
+			continue;
+		/* Checked by check_moved(). */
+		if ((plan->actions & EBID_ACT_MOVE_NOTE) &&
+		    (i == plan->moved_pt || i == plan->grown_load))
 			continue;
 		return FAIL("program header [%zu] changed", i);
 	}
@@ -101,6 +246,11 @@ static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
 	int ret;
 
 	ret = ebid_elf_read(&new, &src, why, sizeof(why));
+	if (!ret && (job->plan.actions & EBID_ACT_MOVE_NOTE)) {
+		ret = ebid_elf_read_note_syms(&new, &src, why, sizeof(why));
+		if (ret)
+			ebid_elf_release(&new);
+	}
 	if (ret)
 		return ebid_err(err, errlen, -EBID_EVERIFY,
 				"self-check of the output failed: %s", why);

@@ -44,6 +44,8 @@ static void usage(FILE *f)
 "      --in-place       edit the file's own inode (journal first) instead of\n"
 "                       replacing it; needed for files with several hard links\n"
 "      --preserve-times keep the file's access and modification times\n"
+"      --no-move        refuse a file whose note would need a note moved\n"
+	"                       (move-note; docs/build-id.md)\n"
 "      --manifest=FILE  write a JSON record of every file handled\n"
 "Options for verify:\n"
 "      --content-hash   also require the id to be the hash of the file's bytes\n"
@@ -116,7 +118,7 @@ enum {
 	OPT_HASH = 256, OPT_ID, OPT_PERF, OPT_PRESERVE, OPT_INPLACE,
 	OPT_EXCLUDE, OPT_MANIFEST, OPT_CONTENT, OPT_ALLOW, OPT_JSON,
 	OPT_JUNIT, OPT_DEBUGDIR, OPT_PERFCACHE, OPT_PERFDEFAULT, OPT_DEBUGFILE,
-	OPT_LOCKTIMEOUT, OPT_DEBUGINFOD,
+	OPT_LOCKTIMEOUT, OPT_DEBUGINFOD, OPT_NOMOVE,
 };
 
 /* How long a run waits for another run's lock on a file, by default. */
@@ -163,6 +165,7 @@ static const struct option all_options[] = {
 	{ "debug-file", required_argument, NULL, OPT_DEBUGFILE },
 	{ "lock-timeout", required_argument, NULL, OPT_LOCKTIMEOUT },
 	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
+	{ "no-move", no_argument, NULL, OPT_NOMOVE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -172,7 +175,7 @@ static const struct option all_options[] = {
 
 #define COMMON_OPTS OPT_EXCLUDE, 'j', OPT_LOCKTIMEOUT, 'q', 'v', 'h', 'V'
 #define WRITE_OPTS 'o', 'n', OPT_HASH, 'f', OPT_INPLACE, OPT_PRESERVE, \
-	OPT_MANIFEST, 'r', COMMON_OPTS
+	OPT_MANIFEST, OPT_NOMOVE, 'r', COMMON_OPTS
 
 static const int inject_opts[] = { WRITE_OPTS, OPT_ID, 0 };
 static const int reserve_opts[] = { WRITE_OPTS, 0 };
@@ -299,6 +302,7 @@ static int parse_option(struct cli *cli, int c, const char *arg)
 	case OPT_PERFDEFAULT: cli->perf_default_cache = true; break;
 	case OPT_DEBUGFILE: cli->debug_file = arg; break;
 	case OPT_DEBUGINFOD: cli->debuginfod = true; break;
+	case OPT_NOMOVE: cli->opts.no_move = true; break;
 	case OPT_HASH:
 		cli->opts.alg_given = true;
 		if (ebid_hash_parse(arg, &cli->opts.alg))

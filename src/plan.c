@@ -491,6 +491,214 @@ static void encode_note(const struct planner *p, unsigned char *buf)
 	memcpy(buf + 12, "GNU", 4);
 }
 
+/* The symbol record whose st_value field is at off, or NULL. */
+static const struct ebid_symref *symref_at(const struct ebid_elf *elf,
+					   uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < elf->n_note_syms; i++)
+		if (elf->note_syms[i].value_off == off)
+			return &elf->note_syms[i];
+	return NULL;
+}
+
+/*
+ * The one section that is exactly [off, off + len) with nothing else over
+ * it, or 0: an allocated, at most 4-aligned note section.
+ */
+static size_t sole_note_section(const struct planner *p, uint64_t off,
+				uint64_t len, uint64_t addr)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t i, found = 0;
+
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type == EBID_SHT_NOBITS || !s->size ||
+		    s->offset >= off + len || s->offset + s->size <= off)
+			continue;
+		if (found || s->type != EBID_SHT_NOTE ||
+		    !(s->flags & EBID_SHF_ALLOC) || s->addralign > 4 ||
+		    s->offset != off || s->size != len || s->addr != addr)
+			return 0;
+		found = i;
+	}
+	return found;
+}
+
+/*
+ * Section m is .note.ABI-tag holding one GNU ABI tag note (NT_GNU_ABI_TAG),
+ * which glibc's loader reads through PT_NOTE only and no code addresses:
+ * the one note that move_note() moves.
+ */
+static bool is_abi_tag(const struct planner *p, size_t m)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_shdr *s = &elf->shdrs[m];
+	const unsigned char *n;
+	uint64_t namesz, descsz;
+
+	if (!s->name_str || strcmp(s->name_str, ".note.ABI-tag") ||
+	    s->offset + s->size > elf->head_len || s->size < 16)
+		return false;
+	n = elf->head + s->offset;
+	namesz = ebid_get(n, 4, elf->data);
+	descsz = ebid_get(n + 4, 4, elf->data);
+	return namesz == 4 && !memcmp(n + 12, "GNU", 4) &&
+	       ebid_get(n + 8, 4, elf->data) == 1 /* NT_GNU_ABI_TAG */ &&
+	       descsz <= s->size &&
+	       s->size == 16 + ((descsz + 3) & ~3ull);
+}
+
+/*
+ * bfd's -z separate-code layout: the program headers are followed, packed,
+ * by .interp and the notes, and the first PT_LOAD ends inside the first
+ * page with zero padding up to the next segment. A 4-aligned note that has
+ * a PT_NOTE to itself (.note.ABI-tag) moves into that padding, the new
+ * note goes right after it, its PT_NOTE is retargeted over both and the
+ * first PT_LOAD grows over them. The rule that makes it safe
+ * (docs/build-id.md): the grown bytes were zero padding that no section,
+ * segment or header used, they stay in the first page, in the file and in
+ * memory before every other segment; the moved note was one section under
+ * one PT_NOTE and nothing else (never PT_GNU_PROPERTY); the symbols of that
+ * section move with it. No loaded code or data moves. Returns NULL, or why
+ * not.
+ */
+static const char *move_note(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	uint64_t len = ebid_gnu_note_size(p->desc_len);
+	uint64_t to, end, from, size, delta, old_addr;
+	struct ebid_phdr *load = NULL, *pt = NULL;
+	size_t li = 0, pi = 0, m = 0, i, j;
+	unsigned char zero[EBID_PAGE];
+	int ret;
+
+	if (p->opts->no_move)
+		return "--no-move forbids moving a note";
+	for (i = 0; i < p->phnum; i++)
+		if (p->phdrs[i].type == EBID_PT_LOAD && !p->phdrs[i].offset) {
+			load = &p->phdrs[i];
+			li = i;
+			break;
+		}
+	if (!load)
+		return "no PT_LOAD maps the start of the file";
+	if (load->filesz != load->memsz)
+		return "the first PT_LOAD has bytes in memory beyond the file";
+	if (load->filesz >= p->page)
+		return "the first PT_LOAD runs past the first page";
+	to = ebid_align_up(load->filesz, 4);
+	/* A 4-aligned note alone under its own PT_NOTE, in that PT_LOAD. */
+	for (i = 0; i < p->phnum && !m; i++) {
+		const struct ebid_phdr *ph = &p->phdrs[i];
+
+		if (ph->type != EBID_PT_NOTE || ph->align > 4 ||
+		    ph->filesz != ph->memsz || !ph->filesz || ph->offset % 4 ||
+		    ph->offset > load->filesz ||
+		    ph->filesz > load->filesz - ph->offset ||
+		    ph->vaddr != load->vaddr + ph->offset ||
+		    ph->paddr != load->paddr + ph->offset)
+			continue;
+		for (j = 0; j < p->phnum; j++) {
+			const struct ebid_phdr *o = &p->phdrs[j];
+
+			if (j == i || o->type == EBID_PT_LOAD)
+				continue;
+			if (o->offset < ph->offset + ph->filesz &&
+			    o->offset + o->filesz > ph->offset)
+				break;
+		}
+		if (j < p->phnum)
+			continue;
+		m = sole_note_section(p, ph->offset, ph->filesz, ph->vaddr);
+		if (m)
+			pi = i;
+	}
+	if (!m)
+		return "no 4-aligned note with a PT_NOTE to itself to move";
+	if (!is_abi_tag(p, m))
+		return "the note with a PT_NOTE to itself is not a lone GNU ABI tag (.note.ABI-tag)";
+	pt = &p->phdrs[pi];
+	from = pt->offset;
+	size = pt->filesz;
+	old_addr = pt->vaddr;
+	end = to + size + len;
+	if (end > p->page)
+		return "the first page has no room after the first PT_LOAD";
+	if (!range_free(p, load->filesz, end - load->filesz, false))
+		return "the bytes after the first PT_LOAD are not free zero padding";
+	for (i = 0; i < p->phnum; i++) {
+		const struct ebid_phdr *o = &p->phdrs[i];
+
+		if (i == li || o->type != EBID_PT_LOAD)
+			continue;
+		if (o->offset < end)
+			return "the next PT_LOAD starts in the file before the grown end";
+		if (o->vaddr < load->vaddr + end &&
+		    o->vaddr + o->memsz > load->vaddr + load->filesz)
+			return "the grown first PT_LOAD would overlap another segment's addresses";
+	}
+	if (!elf->note_syms_read || elf->note_syms_over)
+		return "the symbols of first-page notes are not all known (more than 64, an extended index, or a table outside the file)";
+	for (i = 0; i < elf->n_note_syms; i++) {
+		const struct ebid_symref *r = &elf->note_syms[i];
+
+		if (r->shndx != m && r->value >= old_addr &&
+		    r->value - old_addr < size)
+			return "a symbol of another section points into the note";
+		/*
+		 * Only local symbols move: code of another object (or of
+		 * another program, by the dynamic table) could hold the
+		 * address of a global one.
+		 */
+		if (r->shndx == m && (r->dynamic || r->info >> 4 != 0))
+			return "a global or dynamic symbol names the note";
+	}
+
+	/* The plan: the note, its headers, its symbols. */
+	delta = to - from;
+	ret = add_patch(p, to, elf->head + from, (size_t)size,
+			"note moved (new place)");
+	if (!ret) {
+		memset(zero, 0, sizeof(zero));
+		ret = add_patch(p, from, zero, (size_t)size,
+				"note moved (old place cleared)");
+	}
+	for (i = 0; !ret && i < elf->n_note_syms; i++) {
+		const struct ebid_symref *r = &elf->note_syms[i];
+		unsigned char buf[8];
+		size_t w = elf->elfclass == 2 ? 8 : 4;
+
+		if (r->shndx != m)
+			continue;
+		ebid_put(buf, w, r->value + delta, elf->data);
+		ret = add_patch(p, r->value_off, buf, w, "symbol value (moved)");
+	}
+	if (ret)
+		return "out of memory";
+	mark(p, from, size, B_CLAIMED);
+	mark(p, load->filesz, end - load->filesz, B_CLAIMED);
+	pt->offset = to;
+	pt->vaddr = load->vaddr + to;
+	pt->paddr = load->paddr + to;
+	pt->filesz = pt->memsz = size + len;
+	load->filesz = load->memsz = end;
+	p->shdrs[m].offset = to;
+	p->shdrs[m].addr = load->vaddr + to;
+	p->note_off = to + size;
+	p->plan->actions |= EBID_ACT_MOVE_NOTE;
+	p->plan->moved_shndx = m;
+	p->plan->moved_from = from;
+	p->plan->moved_to = to;
+	p->plan->moved_size = size;
+	p->plan->moved_pt = pi;
+	p->plan->grown_load = li;
+	return NULL;
+}
+
 /* Places a new note: below a PT_NOTE that can grow, or with its own one. */
 static int place_new_note(struct planner *p)
 {
@@ -525,6 +733,35 @@ static int place_new_note(struct planner *p)
 	p->phnum = phnum0;
 	p->shdrs_released = false;
 	ret = grow_phdrs(p);
+	if (ret == -EBID_ENOROOM) {
+		char why[EBID_ERRLEN];
+		const char *move_why;
+
+		/* No program header can be added: a note may move instead. */
+		snprintf(why, sizeof(why), "%s", p->err);
+		memcpy(p->map, saved, sizeof(saved));
+		p->phnum = phnum0;
+		p->shdrs_released = false;
+		move_why = move_note(p);
+		if (move_why) {
+			const char *at = strstr(why, "the note: ");
+			char both[2 * EBID_ERRLEN];
+			char *semi;
+
+			/* The first reason without its advice, then this one. */
+			snprintf(both, sizeof(both), "%s", at ? at + 10 : why);
+			semi = strrchr(both, ';');
+			if (semi)
+				*semi = '\0';
+			snprintf(both + strlen(both), sizeof(both) - strlen(both),
+				 "; no note can move: %s", move_why);
+			return no_room(p, both);
+		}
+		ret = place_shdrs(p, 1);
+		if (!ret)
+			ret = place_name(p);
+		return ret;
+	}
 	if (ret)
 		return ret;
 	off = alloc_in_page(p, len, 4, true, true);
@@ -917,6 +1154,31 @@ static int check_patches(struct planner *p)
 }
 
 /*
+ * The bytes a moved note may change in sections: its old place (cleared),
+ * and exactly the st_value of a symbol of the moved section.
+ */
+static bool moved_own(const struct planner *p, const struct ebid_patch *pt,
+		      size_t shndx)
+{
+	const struct ebid_elf *elf = p->elf;
+	const struct ebid_plan *plan = p->plan;
+	const struct ebid_shdr *s = &elf->shdrs[shndx];
+	const struct ebid_symref *r;
+
+	if (!(plan->actions & EBID_ACT_MOVE_NOTE))
+		return false;
+	if (shndx == plan->moved_shndx)
+		return pt->off == plan->moved_from &&
+		       pt->len == plan->moved_size;
+	if (s->type != 2 /* SHT_SYMTAB */ && s->type != 11 /* SHT_DYNSYM */)
+		return false;
+	r = symref_at(elf, pt->off);
+	return r && r->shndx == plan->moved_shndx &&
+	       pt->len == (elf->elfclass == 2 ? 8u : 4u) &&
+	       pt->off >= s->offset && pt->off + pt->len <= s->offset + s->size;
+}
+
+/*
  * A patch must not change the bytes of a section of the input (other than
  * the descriptor of the note it fills): a section overlapping a header we
  * rewrite (a .shstrtab over the program headers, say) would change under
@@ -939,6 +1201,8 @@ static int check_sections_kept(struct planner *p)
 			    (s->type == 0 && j != elf->shstrndx) ||
 			    !s->size || pt->off >= s->offset + s->size ||
 			    pt->off + pt->len <= s->offset)
+				continue;
+			if (moved_own(p, pt, j))
 				continue;
 			if (j == elf->gnu.shndx && elf->gnu.present &&
 			    pt->off >= elf->gnu.desc_off &&
@@ -1218,6 +1482,7 @@ void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len)
 		{ EBID_ACT_MOVE_SHDRS, "move-section-headers" },
 		{ EBID_ACT_SHSTRTAB, "add-section-name" },
 		{ EBID_ACT_ZERO, "zero-id" },
+		{ EBID_ACT_MOVE_NOTE, "move-note" },
 	};
 	size_t i, used = 0;
 

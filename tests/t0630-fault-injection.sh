@@ -39,15 +39,19 @@ declare -A what=(
 )
 props=(crash hang fired exit message intact result tempfile links output)
 
+# The input: the nobuildid fixture (add-pt-note), or $fixture with its
+# $label (move-note, below).
+fixture=$FIXTURES/nobuildid
+label=
 run_scenario() { # NAME [--mutate]
-	local name=$1 mode=${2:-} problems=$SCRATCH/problems-$1${2:+-mutate}.tsv
+	local name=$1 mode=${2:-} problems=$SCRATCH/problems-$label$1${2:+-mutate}.tsv
 	: >"$problems"
 	python3 "$TOP/tests/robust/run_faults.py" --tool "$EBID" --shim "$shim" \
-		--fixture "$FIXTURES/nobuildid" --work "$SCRATCH/work-$name" \
+		--fixture "$fixture" --work "$SCRATCH/work-$label$name" \
 		--scenario "$name" --problems "$problems" --summary "$summary" \
 		${mode:+"$mode"} >"$SCRATCH/run.out" 2>&1
 	local prc=$? want=0
-	t_begin "$name${mode:+ $mode}: the fault runs complete"
+	t_begin "$label$name${mode:+ $mode}: the fault runs complete"
 	# run_faults.py exits 1 exactly when it found problems.
 	[ -s "$problems" ] && want=1
 	expect_eq "run_faults.py exit status ($(tail -n 5 "$SCRATCH/run.out"))" "$prc" "$want"
@@ -58,7 +62,7 @@ run_scenario() { # NAME [--mutate]
 	[ -n "$mode" ] && list=(crash hang fired tempfile mutate setup)
 	local prop n
 	for prop in "${list[@]}"; do
-		t_begin "$name${mode:+ $mode}: ${what[$prop]}"
+		t_begin "$label$name${mode:+ $mode}: ${what[$prop]}"
 		n=$(awk -F'\t' -v p="$prop" '$1 == p' "$problems" | wc -l)
 		if ! expect_eq "problems" "$n" 0; then
 			t_fail "(all in ${problems#"$TOP"/}):"
@@ -76,6 +80,18 @@ run_scenario inplace
 run_scenario inplace --mutate
 run_scenario verify
 run_scenario show
+
+# A bfd executable without a build-id, whose plan moves a note (move-note):
+# its symbols are read, by the plan and by the self-check.
+movenote=${EBID_MATRIX:-$TOP/build/matrix}/c-gcc-bfd-pie-nobuildid
+if [ -f "$movenote" ]; then
+	fixture=$movenote label="move-note "
+	run_scenario replace
+	run_scenario inplace
+	fixture=$FIXTURES/nobuildid label=
+else
+	t_skip "move-note: the fault runs" "$movenote not built (make matrix)"
+fi
 
 # The hash reads the input through mapped windows (src/mapped.c). Another
 # process truncating the file under a window makes the next touch of it

@@ -127,6 +127,13 @@ static void check_output(const uint8_t *in, size_t in_len,
 	snprintf(cur_err, sizeof(cur_err), "%s", err);
 	if (ret)
 		finding("the output does not parse");
+	/* As the job's self-check does for a plan that moved a note. */
+	if (plan->actions & EBID_ACT_MOVE_NOTE) {
+		ret = ebid_elf_read_note_syms(&new, &osrc, err, sizeof(err));
+		snprintf(cur_err, sizeof(cur_err), "%s", err);
+		if (ret)
+			finding("the output's symbols cannot be read");
+	}
 	ret = ebid_check_result(old, &new, plan, id, err, sizeof(err));
 	snprintf(cur_err, sizeof(cur_err), "%s", err);
 	if (ret)

@@ -9,7 +9,8 @@
 #   BIN      the fuzzer (make fuzz-build): build/fuzz/fuzz_inject or fuzz_pprof
 #   OUTDIR   gets seeds/, corpus/ (kept between runs), artifacts/ (findings),
 #            fuzz.log and stats.txt (execs, exec/s, coverage, findings)
-# Environment: EBID_FIXTURES (default build/fixtures).
+# Environment: EBID_FIXTURES (default build/fixtures), EBID_MATRIX (default
+# build/matrix; two of its shapes are seeds when it is built).
 # Exit status: 0 no finding, 1 findings (artifacts/ holds them), 2 setup.
 set -u
 set -o pipefail
@@ -22,6 +23,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$1 secs=$2 out=$3
 shift 3
 fixtures=${EBID_FIXTURES:-$top/build/fixtures}
+matrix=${EBID_MATRIX:-$top/build/matrix}
 
 [ -x "$bin" ] || {
 	echo "run-fuzz: $bin not built (make fuzz-build)" >&2
@@ -50,6 +52,11 @@ fuzz_pprof)
 	done
 	for v in plain sw pie nobuildid reserved existing; do
 		[ -f "$fixtures/$v" ] && head -c 65536 "$fixtures/$v" >"$out/seeds/$v.64k"
+	done
+	# A bfd executable without a build-id (move-note), when the matrix
+	# is built: whole, symbols and all (18 KiB).
+	for v in c-gcc-bfd-pie-nobuildid c-clang-gold-nopie-nobuildid; do
+		[ -f "$matrix/$v" ] && head -c 65536 "$matrix/$v" >"$out/seeds/$v.64k"
 	done
 	;;
 esac

@@ -668,7 +668,7 @@ struct req {
 	const char *label;
 	enum ebid_mode mode;
 	enum ebid_hash_alg alg;
-	bool alg_given, force;
+	bool alg_given, force, no_move;
 	const unsigned char *id;
 	size_t id_len;
 };
@@ -687,6 +687,7 @@ static struct ebid_opts opts_of(const struct req *r)
 	o.alg = r->alg;
 	o.alg_given = r->alg_given;
 	o.force = r->force;
+	o.no_move = r->no_move;
 	o.id = r->id;
 	o.id_len = r->id_len;
 	return o;
@@ -934,6 +935,12 @@ static void run_case(const char *name, const struct buf *in,
 		struct ebid_src osrc = source(&out, &ofd);
 
 		ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
+		if (ret == 0 && (plan.actions & EBID_ACT_MOVE_NOTE)) {
+			ret = ebid_elf_read_note_syms(&oelf, &osrc, err,
+						      sizeof(err));
+			if (ret)
+				ebid_elf_release(&oelf);
+		}
 		if (!ok(ret == 0, "%s %s: output read back", name, r->label)) {
 			diag("ebid_elf_read: %d %s", ret, err);
 			goto out;
@@ -1927,6 +1934,223 @@ static void fixtures(const char *dir)
 	}
 }
 
+/* Puts a little-endian value (the move-note shapes are x86-64). */
+static void put_le(unsigned char *p, size_t w, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < w; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, size_t w)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = w; i--;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * ebid_check_result refuses a move-note output that breaks one of its
+ * rules (docs/build-id.md): each tampered copy of a good output.
+ */
+static void move_note_tampered(const char *name, const struct buf *in)
+{
+	static const char *const how[] = {
+	    "a symbol left at the old address",
+	    "the old place not cleared",
+	    "the first PT_LOAD's p_memsz beyond p_filesz",
+	    "PT_GNU_PROPERTY changed",
+	    "a byte of the moved note changed",
+	    "the PT_NOTE covering 4 bytes more",
+	    "the first PT_LOAD's p_vaddr changed",
+	};
+	struct req inj = REQ("inject", EBID_MODE_INJECT);
+	struct ebid_opts o = opts_of(&inj);
+	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
+	struct ebid_elf elf;
+	struct ebid_plan plan;
+	struct buf out = {0};
+	unsigned char id[EBID_MAX_ID];
+	char err[EBID_ERRLEN];
+	size_t k, i;
+
+	if (ebid_elf_read(&elf, &src, err, sizeof(err))) {
+		ok(0, "%s: tampered outputs: input read", name);
+		return;
+	}
+	if (!ok(ebid_plan_make(&plan, &elf, &o, err, sizeof(err)) == 0 &&
+		    (plan.actions & EBID_ACT_MOVE_NOTE) &&
+		    ebid_apply_mem(&src, &plan, &out.p, &out.len, id, err,
+				   sizeof(err)) == 0,
+		"%s: a move-note output to tamper with", name)) {
+		diag("%s", err);
+		ebid_elf_release(&elf);
+		return;
+	}
+	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
+		struct buf t = buf_dup(&out);
+		struct ebid_src ts = {.fd = -1, .mem = t.p, .size = t.len};
+		struct ebid_elf te;
+		unsigned char *ph;
+		bool done = false;
+		int ret;
+
+		switch (k) {
+		case 0:
+			for (i = 0; i < plan.npatches; i++)
+				if (strstr(plan.patches[i].what, "symbol value")) {
+					memcpy(t.p + plan.patches[i].off,
+					       in->p + plan.patches[i].off,
+					       plan.patches[i].len);
+					done = true;
+				}
+			break;
+		case 1:
+			memcpy(t.p + plan.moved_from, in->p + plan.moved_from,
+			       (size_t)plan.moved_size);
+			done = true;
+			break;
+		case 2:
+			ph = t.p + elf.phoff + plan.grown_load * 56;
+			put_le(ph + 40, 8, get_le(ph + 40, 8) + 4);
+			done = true;
+			break;
+		case 3:
+			for (i = 0; i < elf.phnum; i++) {
+				ph = t.p + elf.phoff + i * 56;
+				if (get_le(ph, 4) == 0x6474e553) {
+					put_le(ph + 32, 8, get_le(ph + 32, 8) + 8);
+					done = true;
+				}
+			}
+			break;
+		case 4:
+			t.p[plan.moved_to + plan.moved_size - 1] ^= 1;
+			done = true;
+			break;
+		case 5:
+			ph = t.p + elf.phoff + plan.moved_pt * 56;
+			put_le(ph + 32, 8, get_le(ph + 32, 8) + 4);
+			put_le(ph + 40, 8, get_le(ph + 40, 8) + 4);
+			done = true;
+			break;
+		case 6:
+			ph = t.p + elf.phoff + plan.grown_load * 56;
+			put_le(ph + 16, 8, get_le(ph + 16, 8) + 0x1000);
+			done = true;
+			break;
+		}
+		if (!done && k == 3) {
+			printf("# %s: no PT_GNU_PROPERTY to tamper with\n",
+			       name);
+			buf_free(&t);
+			continue;
+		}
+		if (!done) {
+			ok(0, "%s: tampered (%s): nothing to tamper with", name,
+			   how[k]);
+			buf_free(&t);
+			continue;
+		}
+		ret = ebid_elf_read(&te, &ts, err, sizeof(err));
+		if (ret == 0 &&
+		    ebid_elf_read_note_syms(&te, &ts, err, sizeof(err)))
+			ret = -1;
+		if (ret == 0) {
+			ret = ebid_check_result(&elf, &te, &plan, id, err,
+						sizeof(err));
+			ebid_elf_release(&te);
+		}
+		ok(ret != 0, "%s: the self-check refuses an output with %s",
+		   name, how[k]);
+		if (ret)
+			printf("# %s\n", err);
+		buf_free(&t);
+	}
+	buf_free(&out);
+	ebid_plan_release(&plan);
+	ebid_elf_release(&elf);
+}
+
+/*
+ * move-note moves only a lone GNU ABI tag with local symbols: a global
+ * __abi_tag, another name or another note type makes the file a refusal.
+ */
+static void move_note_refused(const char *name, const struct buf *in)
+{
+	static const char *const how[] = {
+	    "__abi_tag made global",
+	    ".note.ABI-tag renamed",
+	    "the ABI tag's n_type changed",
+	};
+	struct req inj = REQ("inject", EBID_MODE_INJECT);
+	struct ebid_opts o = opts_of(&inj);
+	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
+	struct ebid_elf elf;
+	char err[EBID_ERRLEN];
+	size_t k, i, m = 0;
+
+	if (ebid_elf_read(&elf, &src, err, sizeof(err))) {
+		ok(0, "%s: crafted refusals: input read", name);
+		return;
+	}
+	for (i = 1; i < elf.shnum; i++)
+		if (!strcmp(elf.shdrs[i].name_str, ".note.ABI-tag"))
+			m = i;
+	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
+		struct buf t = buf_dup(in);
+		struct ebid_src ts = {.fd = -1, .mem = t.p, .size = t.len};
+		struct ebid_elf te;
+		struct ebid_plan plan;
+		bool done = false;
+		int ret;
+
+		if (k == 0) {
+			for (i = 0; i < elf.n_note_syms; i++)
+				if (elf.note_syms[i].shndx == m &&
+				    !elf.note_syms[i].dynamic &&
+				    (elf.note_syms[i].info & 0xf) == 1) {
+					t.p[elf.note_syms[i].value_off - 4] |=
+					    0x10;
+					done = true;
+				}
+		} else if (k == 1 && m) {
+			char *nm = (char *)memmem(
+			    t.p + elf.shdrs[elf.shstrndx].offset,
+			    elf.shdrs[elf.shstrndx].size, ".note.ABI-tag", 14);
+
+			if (nm) {
+				nm[6] = 'X';
+				done = true;
+			}
+		} else if (k == 2 && m) {
+			t.p[elf.shdrs[m].offset + 8] = 5;
+			done = true;
+		}
+		if (!ok(done, "%s: crafted (%s)", name, how[k])) {
+			buf_free(&t);
+			continue;
+		}
+		ret = ebid_elf_read(&te, &ts, err, sizeof(err));
+		if (ret == 0) {
+			ret = ebid_plan_make(&plan, &te, &o, err, sizeof(err));
+			if (ret == 0)
+				ebid_plan_release(&plan);
+			ebid_elf_release(&te);
+		}
+		ok(ret == -EBID_ENOROOM && strstr(err, "no note can move: "),
+		   "%s: %s: refused, naming why no note can move", name,
+		   how[k]);
+		printf("# %s\n", err);
+		buf_free(&t);
+	}
+	ebid_elf_release(&elf);
+}
+
 /* A few matrix shapes, when make matrix has built them. */
 static void matrix(const char *dir)
 {
@@ -1936,7 +2160,17 @@ static void matrix(const char *dir)
 		const char *words;
 		bool all;
 	} s[] = {
-	    {"c-gcc-bfd-pie-nobuildid", -EBID_ENOROOM, NULL, false},
+	    {"c-gcc-bfd-pie-nobuildid", 0,
+	     "add-note,fill,add-section-name,move-note", true},
+	    {"c-gcc-bfd-static-nobuildid", 0,
+	     "add-note,fill,add-section-name,move-note", true},
+	    {"c-clang-gold-nopie-nobuildid", 0,
+	     "add-note,fill,add-section-name,move-note", false},
+	    {"trail-c-gcc-bfd-pie-nobuildid", 0,
+	     "add-note,fill,move-section-headers,add-section-name,move-note",
+	     false},
+	    {"c-gcc-lld-pie-nobuildid", -EBID_ENOROOM, NULL, false},
+	    {"c-gcc-bfd-shlib-nobuildid", -EBID_ENOROOM, NULL, false},
 	    {"c-gcc-bfd-pie-bzero", 0, "fill", true},
 	    {"c-clang-lld-pie-bzero", 0, "fill", false},
 	    {"c-gcc-lld-shlib-buildid", 0, "unchanged", false},
@@ -1965,6 +2199,16 @@ static void matrix(const char *dir)
 		printf("# %s: %zu bytes\n", path, b.len);
 		input_cases(s[i].name, &b, s[i].want, s[i].words, s[i].all);
 		g_via_fd = false;
+		/* --no-move: refused, as before move-note. */
+		if (s[i].words && strstr(s[i].words, "move-note")) {
+			struct req nm = REQ("inject --no-move",
+					    EBID_MODE_INJECT, .no_move = true);
+
+			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
+				 NULL);
+			move_note_tampered(s[i].name, &b);
+			move_note_refused(s[i].name, &b);
+		}
 		buf_free(&b);
 	}
 }
