@@ -19,9 +19,10 @@
 # Environment: EBID_MATRIX (output directory, default build/matrix),
 #   EBID_GOCACHE (Go build cache, default build/go/cache).
 # The recipes run in make's directory, and gcc -g records it in the C
-# shapes (DW_AT_comp_dir, the source paths): -ffile-prefix-map makes them
-# relative to the top, so the shapes' bytes, and the golden plans that
-# name offsets in them, do not depend on where the checkout lies.
+# shapes (DW_AT_comp_dir, the source paths). The C shapes are compiled in
+# the top directory with -ffile-prefix-map making it ".", so their bytes,
+# and the golden plans that name offsets in them, depend neither on where
+# the checkout lies nor on which test's directory make runs in.
 
 TOP   := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../..)
 SELF  := $(TOP)/mk/matrix/shapes.mk
@@ -241,10 +242,10 @@ kflags.pie        := -fPIE -pie $(TOP)/fixtures/c/hello.c
 kflags.nopie      := -fno-PIE -no-pie $(TOP)/fixtures/c/hello.c
 kflags.static     := -fno-PIE -no-pie -static $(TOP)/fixtures/c/hello.c
 kflags.shlib      := -fPIC -shared $(TOP)/fixtures/c/lib.c
-cmd.c = $(cc.$1) -O2 -g -ffile-prefix-map=$(TOP)=. -fuse-ld=$(ld.$1) $(idflags.$(id.$1)) \
+cmd.c = cd $(TOP) && $(cc.$1) -O2 -g -ffile-prefix-map=$(TOP)=. -fuse-ld=$(ld.$1) $(idflags.$(id.$1)) \
 	$(kflags.$(k.$1)) -o $(M)/$1.tmp
 # Like c with gcc, plus an object of 65300 sections.
-cmd.many = gcc -O2 -g -ffile-prefix-map=$(TOP)=. -fuse-ld=$(ld.$1) $(idflags.$(id.$1)) \
+cmd.many = cd $(TOP) && gcc -O2 -g -ffile-prefix-map=$(TOP)=. -fuse-ld=$(ld.$1) $(idflags.$(id.$1)) \
 	$(kflags.$(k.$1)) $(M)/.many.o -o $(M)/$1.tmp
 cmd.crafted = python3 $(CRAFT) $(craft.$1) $(M)/$(base.$1) $(M)/$1.tmp
 
