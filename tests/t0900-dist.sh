@@ -11,7 +11,9 @@
 # The tarball is built as a user would: not with the flags of the make
 # that runs the tests (make test SANITIZE=... would send the build to
 # build/san/).
-unset MAKEFLAGS MFLAGS MAKELEVEL
+# A variable given on make's command line is also exported to the
+# environment of everything it runs: SANITIZE is unset too.
+unset MAKEFLAGS MFLAGS MAKELEVEL SANITIZE STATIC
 require_deps ship
 
 if ! git -C "$TOP" rev-parse --verify -q HEAD >/dev/null 2>&1 ||
