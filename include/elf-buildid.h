@@ -110,7 +110,8 @@ struct ebid_elf {
 	bool gnu_kernel_visible;        /* the kernel's reader finds gnu */
 	/*
 	 * Symbols (.symtab, .dynsym) that belong to, or point into, a note
-	 * section inside the first page: the ones a moved note takes along.
+	 * section (or .interp) inside the first page: the ones a moved note
+	 * takes along.
 	 * note_syms_over: there were more than EBID_NOTE_SYMS_MAX (or a table
 	 * could not be read), so no note may move.
 	 */
@@ -118,7 +119,17 @@ struct ebid_elf {
 	size_t n_note_syms;
 	bool note_syms_over;
 	bool note_syms_read;    /* ebid_elf_read_note_syms() ran */
+	/*
+	 * The file's bytes [pad_off, pad_off + pad_len): from the end of the
+	 * PT_LOAD at offset 0 to the next segment (at most EBID_PAD_MAX),
+	 * where a plan may move .interp and the notes. Read for a file
+	 * without a GNU note; pad_len 0 otherwise.
+	 */
+	unsigned char *pad;
+	uint64_t pad_off;
+	size_t pad_len;
 };
+#define EBID_PAD_MAX (64u << 10)
 
 /*
  * A source of file bytes: a file descriptor or a memory buffer. The library
@@ -199,6 +210,13 @@ enum ebid_action {
 	EBID_ACT_MOVE_NOTE = 1 << 7,    /* a first-page note moved into the
 					 * first PT_LOAD's padding, its PT_NOTE
 					 * retargeted, the PT_LOAD grown */
+	EBID_ACT_MOVE_HEAD = 1 << 8,    /* .interp and the notes after the
+					 * program headers moved behind the
+					 * first PT_LOAD, making room for a new
+					 * PT_NOTE and the note */
+	EBID_ACT_INSERT = 1 << 9,       /* file offsets from ins_at on moved
+					 * up by ins_len (a whole number of
+					 * segment alignments) */
 };
 
 struct ebid_opts {
@@ -244,7 +262,38 @@ struct ebid_plan {
 	size_t moved_shndx;
 	uint64_t moved_from, moved_to, moved_size;
 	size_t moved_pt, grown_load;    /* the retargeted PT_NOTE, the PT_LOAD */
+	/*
+	 * EBID_ACT_MOVE_HEAD: the bytes [head_from, head_from + head_size)
+	 * (.interp and the notes) now start at head_to; grown_load as above.
+	 */
+	uint64_t head_from, head_to, head_size;
+	/*
+	 * EBID_ACT_INSERT: ins_len zero bytes at ins_at in the output; the
+	 * input from ins_at on follows them. Patch offsets are the output's.
+	 */
+	uint64_t ins_at, ins_len;
 };
+
+/*
+ * Did the plan move section shndx of elf (EBID_ACT_MOVE_NOTE's note, or
+ * one of EBID_ACT_MOVE_HEAD's sections)?
+ */
+bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
+		     size_t shndx);
+
+/* Where input offset off is in the output of plan. */
+static inline uint64_t ebid_plan_outoff(const struct ebid_plan *plan,
+					uint64_t off)
+{
+	return plan->ins_len && off >= plan->ins_at ? off + plan->ins_len
+						    : off;
+}
+
+/* The end of the input's bytes in the output: appended bytes start here. */
+static inline uint64_t ebid_plan_body_end(const struct ebid_plan *plan)
+{
+	return plan->in_size + plan->ins_len;
+}
 
 /* Plan what opts asks of elf. An empty plan (actions 0) means no change. */
 int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
@@ -299,6 +348,15 @@ int ebid_hash_src(const struct ebid_src *src, uint64_t desc_off,
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      const struct ebid_plan *plan, const unsigned char *id,
 		      char *err, size_t errlen);
+/*
+ * The bytes behind EBID_ACT_MOVE_HEAD, read from the output (out): the
+ * moved run is the input's bytes, and where a gap was inserted (and the
+ * input in is given) every byte is the planned one, the id aside.
+ */
+int ebid_check_moved_bytes(const struct ebid_elf *old,
+			   const struct ebid_plan *plan,
+			   const struct ebid_src *in, const struct ebid_src *out,
+			   const unsigned char *id, char *err, size_t errlen);
 
 /* Hex helpers. hex must hold 2 * len + 1 bytes. */
 void ebid_hex(char *hex, const unsigned char *bytes, size_t len);
@@ -391,6 +449,7 @@ struct ebid_job {
 	size_t id_len;
 	bool changed;                   /* a file was written */
 	struct ebid_elf elf;            /* the input's layout */
+	const struct ebid_src *src;     /* the input, while the job runs */
 };
 
 int ebid_job_run(struct ebid_job *job, char *err, size_t errlen);

@@ -43,6 +43,7 @@ void ebid_elf_release(struct ebid_elf *elf)
 	free(elf->shstrtab);
 	free(elf->head);
 	free(elf->note_syms);
+	free(elf->pad);
 	memset(elf, 0, sizeof(*elf));
 }
 
@@ -580,7 +581,20 @@ static int find_notes(struct ebid_elf *elf, const struct ebid_src *src,
 	return 0;
 }
 
-/* The note section inside the first page that value lies in, or 0. */
+/*
+ * A section a plan may move: an allocated note, or .interp (anywhere: the
+ * output's moved ones may lie past the first page).
+ */
+static bool page_movable(const struct ebid_elf *elf, const struct ebid_shdr *s)
+{
+	(void)elf;
+	return (s->flags & SHF_ALLOC) &&
+	       (s->type == SHT_NOTE ||
+		(s->type == SHT_PROGBITS && s->name_str &&
+		 !strcmp(s->name_str, ".interp")));
+}
+
+/* The movable section that value lies in, or 0. */
 static size_t page_note_at(const struct ebid_elf *elf, uint64_t value)
 {
 	size_t i;
@@ -588,9 +602,8 @@ static size_t page_note_at(const struct ebid_elf *elf, uint64_t value)
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
 
-		if (s->type == SHT_NOTE && (s->flags & SHF_ALLOC) &&
-		    s->offset + s->size <= elf->head_len &&
-		    value >= s->addr && value - s->addr < s->size)
+		if (page_movable(elf, s) && value >= s->addr &&
+		    value - s->addr < s->size)
 			return i;
 	}
 	return 0;
@@ -598,18 +611,15 @@ static size_t page_note_at(const struct ebid_elf *elf, uint64_t value)
 
 static bool page_note(const struct ebid_elf *elf, size_t shndx)
 {
-	const struct ebid_shdr *s;
-
 	if (!shndx || shndx >= elf->shnum)
 		return false;
-	s = &elf->shdrs[shndx];
-	return s->type == SHT_NOTE && (s->flags & SHF_ALLOC) &&
-	       s->offset + s->size <= elf->head_len;
+	return page_movable(elf, &elf->shdrs[shndx]);
 }
 
 /*
- * Records every symbol of a note section in the first page, or pointing
- * into one (an absolute symbol, say): what a moved note takes along.
+ * Records every symbol of a note section (or .interp) in the first page,
+ * or pointing into one (an absolute symbol, say): what a moved note takes
+ * along.
  * A table outside the file, an extended index or more than
  * EBID_NOTE_SYMS_MAX such symbols only set note_syms_over (no note moves);
  * a read that fails is an error.
@@ -704,6 +714,50 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 }
 
 /*
+ * Reads the bytes after the end of the PT_LOAD at offset 0, up to the
+ * next segment in the file (elf->pad).
+ */
+static int read_pad(struct ebid_elf *elf, const struct ebid_src *src,
+		    char *err, size_t errlen)
+{
+	uint64_t start = 0, end = elf->file_size;
+	bool found = false;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < elf->phnum; i++) {
+		const struct ebid_phdr *ph = &elf->phdrs[i];
+
+		if (ph->type == PT_LOAD && !ph->offset && !found) {
+			start = ph->filesz;
+			found = true;
+		}
+	}
+	if (!found || start >= elf->file_size)
+		return 0;
+	for (i = 0; i < elf->phnum; i++) {
+		const struct ebid_phdr *ph = &elf->phdrs[i];
+
+		if (ph->filesz && ph->offset >= start && ph->offset < end)
+			end = ph->offset;
+	}
+	if (end - start > EBID_PAD_MAX)
+		end = start + EBID_PAD_MAX;
+	if (end == start)
+		return 0;
+	elf->pad = malloc((size_t)(end - start));
+	if (!elf->pad)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	ret = ebid_src_read(src, start, elf->pad, (size_t)(end - start));
+	if (ret)
+		return ebid_err(err, errlen, ret, "read failed: %s",
+				strerror(-ret));
+	elf->pad_off = start;
+	elf->pad_len = (size_t)(end - start);
+	return 0;
+}
+
+/*
  * The kernel ignores e_ehsize and reads the program headers at
  * sizeof(Ehdr) (before 6.12) or at e_phoff (since): only a table at
  * sizeof(Ehdr) is read the same by both.
@@ -748,6 +802,8 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 	/* Only a file without a GNU note may need a note moved. */
 	if (!ret && !elf->gnu.present)
 		ret = ebid_elf_read_note_syms(elf, src, err, errlen);
+	if (!ret && !elf->gnu.present)
+		ret = read_pad(elf, src, err, errlen);
 	if (!ret)
 		elf->gnu_kernel_visible = kernel_sees_gnu(elf);
 	if (e)

@@ -47,22 +47,65 @@ static void overlay(const struct ebid_plan *plan, uint64_t pos,
 	}
 }
 
+/* Where output bytes come from. */
+enum piece_kind {
+	PIECE_INPUT,            /* the input, at *in_pos */
+	PIECE_ZERO,             /* the inserted zeros (EBID_ACT_INSERT) */
+	PIECE_APPEND,           /* plan->append, at *in_pos */
+};
+
+/*
+ * The output bytes from pos on that come from one place: how many (at most
+ * n), and from where.
+ */
+static size_t piece_at(const struct ebid_plan *plan, uint64_t pos, uint64_t n,
+		       enum piece_kind *kind, uint64_t *in_pos)
+{
+	uint64_t a = plan->ins_len ? plan->ins_at : plan->in_size;
+	uint64_t z = a + plan->ins_len, b = ebid_plan_body_end(plan), lim;
+
+	if (pos < a) {
+		*kind = PIECE_INPUT;
+		*in_pos = pos;
+		lim = a;
+	} else if (pos < z) {
+		*kind = PIECE_ZERO;
+		*in_pos = 0;
+		lim = z;
+	} else if (pos < b) {
+		*kind = PIECE_INPUT;
+		*in_pos = pos - plan->ins_len;
+		lim = b;
+	} else {
+		*kind = PIECE_APPEND;
+		*in_pos = pos - b;
+		return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+	}
+	return lim - pos < n ? (size_t)(lim - pos) : (size_t)n;
+}
+
 int ebid_read_out(const struct ebid_src *src, const struct ebid_plan *plan,
 		    uint64_t pos, unsigned char *buf, size_t n)
 {
-	size_t have = 0;
+	size_t done = 0;
 	int ret;
 
-	if (pos < plan->in_size) {
-		have = plan->in_size - pos < n ? (size_t)(plan->in_size - pos)
-					       : n;
-		ret = ebid_src_read(src, pos, buf, have);
-		if (ret)
-			return ret;
+	while (done < n) {
+		enum piece_kind kind;
+		uint64_t at;
+		size_t k = piece_at(plan, pos + done, n - done, &kind, &at);
+
+		if (kind == PIECE_INPUT) {
+			ret = ebid_src_read(src, at, buf + done, k);
+			if (ret)
+				return ret;
+		} else if (kind == PIECE_ZERO) {
+			memset(buf + done, 0, k);
+		} else {
+			memcpy(buf + done, plan->append + at, k);
+		}
+		done += k;
 	}
-	if (have < n)
-		memcpy(buf + have,
-		       plan->append + (pos + have - plan->in_size), n - have);
 	overlay(plan, pos, buf, n, true);
 	return 0;
 }
@@ -90,7 +133,7 @@ static bool plan_touches(const struct ebid_plan *plan, uint64_t pos, size_t n)
 struct window_feed {
 	struct ebid_hash *h;
 	const struct ebid_plan *plan;
-	const unsigned char *map;       /* input bytes [pos, pos + n) */
+	const unsigned char *map;       /* the input bytes of output [pos, pos + n) */
 	uint64_t pos;
 	size_t n;
 	unsigned char *buf;             /* BLOCK bytes or more */
@@ -156,18 +199,17 @@ static int feed(struct ebid_hash *h, const struct ebid_src *src,
 
 	while (!ret && n) {
 		struct ebid_window w;
-		size_t len;
+		enum piece_kind kind;
+		uint64_t in_pos;
+		size_t len, in = piece_at(plan, pos, n, &kind, &in_pos);
 
-		if (*map && src->fd >= 0 && pos < plan->in_size) {
-			uint64_t in = plan->in_size - pos < n
-					      ? plan->in_size - pos
-					      : n;
+		if (*map && src->fd >= 0 && kind == PIECE_INPUT) {
 			struct window_feed f = { .h = h, .plan = plan,
 						 .pos = pos, .buf = buf,
 						 .err = err, .errlen = errlen };
 
-			len = in < WINDOW ? (size_t)in : WINDOW;
-			if (ebid_window_map(src->fd, pos, len, &w)) {
+			len = in < WINDOW ? in : WINDOW;
+			if (ebid_window_map(src->fd, in_pos, len, &w)) {
 				*map = false; /* not mappable: read instead */
 				continue;
 			}

@@ -305,6 +305,11 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 
 	if (!jp)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	if (plan->ins_len) {
+		free(jp);
+		return ebid_err(err, errlen, -EBID_ENOROOM,
+				"internal error: a plan that inserts bytes cannot be written in place");
+	}
 	/* Read and hashed: the bytes must still be the ones we read. */
 	ret = changed_since(fd, st, plan->in_size, true, err, errlen);
 	if (!ret) {

@@ -26,15 +26,27 @@ static bool same_phdr(const struct ebid_phdr *a, const struct ebid_phdr *b)
 	return !memcmp(a, b, sizeof(*a));
 }
 
+/* How far the plan moved the sections it moved (ebid_plan_moved()). */
+static uint64_t moved_delta(const struct ebid_plan *plan)
+{
+	if (plan->actions & EBID_ACT_MOVE_NOTE)
+		return plan->moved_to - plan->moved_from;
+	if (plan->actions & EBID_ACT_MOVE_HEAD)
+		return plan->head_to - plan->head_from;
+	return 0;
+}
+
 /*
- * The symbols of first-page notes: the same ones, at the same places, each
- * with its old value, moved by delta when it belongs to section moved
- * (0: none moved).
+ * The symbols of first-page notes (and .interp): the same ones, at the
+ * same places (moved up by an inserted gap), each with its old value,
+ * moved with its section when the plan moved that.
  */
 static bool same_note_syms(const struct ebid_elf *old,
-			   const struct ebid_elf *new, size_t moved,
-			   uint64_t delta)
+			   const struct ebid_elf *new,
+			   const struct ebid_plan *plan)
 {
+	uint64_t delta = moved_delta(plan);
+	bool moves = delta != 0;
 	size_t i, j;
 
 	if (!old->note_syms_read || !new->note_syms_read ||
@@ -52,22 +64,27 @@ static bool same_note_syms(const struct ebid_elf *old,
 		const struct ebid_symref *b = &new->note_syms[j];
 
 		for (i = 0; i < old->n_note_syms; i++)
-			if (old->note_syms[i].value_off == b->value_off)
+			if (ebid_plan_outoff(plan, old->note_syms[i].value_off) ==
+			    b->value_off)
 				break;
 		if (i == old->n_note_syms &&
-		    (!moved || b->shndx == moved || b->shndx == new->gnu.shndx))
+		    (!moves || b->shndx == new->gnu.shndx ||
+		     ebid_plan_moved(plan, old, b->shndx)))
 			return false;
 	}
 	for (i = 0; i < old->n_note_syms; i++) {
 		const struct ebid_symref *a = &old->note_syms[i];
 
 		for (j = 0; j < new->n_note_syms; j++)
-			if (new->note_syms[j].value_off == a->value_off)
+			if (new->note_syms[j].value_off ==
+			    ebid_plan_outoff(plan, a->value_off))
 				break;
 		if (j == new->n_note_syms ||
 		    new->note_syms[j].shndx != a->shndx ||
 		    new->note_syms[j].value !=
-			    a->value + (moved && a->shndx == moved ? delta : 0))
+			    a->value + (ebid_plan_moved(plan, old, a->shndx)
+						? delta
+						: 0))
 			return false;
 	}
 	return true;
@@ -151,9 +168,187 @@ static const char *check_moved(const struct ebid_elf *old,
 		    o->offset + o->filesz > from)
 			return "the moved note was under another program header (PT_GNU_PROPERTY?)";
 	}
-	if (!same_note_syms(old, new, m, to - from))
+	if (!same_note_syms(old, new, plan))
 		return "a symbol of the moved note did not move with it, or another one changed (or the symbols were not read)";
 	return NULL;
+}
+
+/* Old section i as the plan must have left it (offsets, moved sections). */
+static void expect_shdr(const struct ebid_elf *old,
+			const struct ebid_plan *plan, size_t i,
+			struct ebid_shdr *e)
+{
+	*e = old->shdrs[i];
+	e->offset = ebid_plan_outoff(plan, e->offset);
+	if ((plan->actions & EBID_ACT_MOVE_HEAD) &&
+	    ebid_plan_moved(plan, old, i)) {
+		e->offset += moved_delta(plan);
+		e->addr += moved_delta(plan);
+	}
+}
+
+/* Likewise old program header i (but the grown PT_LOAD and PT_PHDR). */
+static void expect_phdr(const struct ebid_elf *old,
+			const struct ebid_plan *plan, size_t i,
+			struct ebid_phdr *e)
+{
+	*e = old->phdrs[i];
+	e->offset = ebid_plan_outoff(plan, e->offset);
+	if ((plan->actions & EBID_ACT_MOVE_HEAD) && i != plan->grown_load &&
+	    e->filesz && e->offset >= plan->head_from &&
+	    e->offset < plan->head_from + plan->head_size) {
+		e->offset += moved_delta(plan);
+		e->vaddr += moved_delta(plan);
+		e->paddr += moved_delta(plan);
+	}
+}
+
+/* Is the input byte at off zero (first page, or the padding read)? */
+static bool old_zero(const struct ebid_elf *old, uint64_t off)
+{
+	if (off < old->head_len)
+		return !old->head[off];
+	if (off >= old->pad_off && off - old->pad_off < old->pad_len)
+		return !old->pad[off - old->pad_off];
+	return false;
+}
+
+/*
+ * EBID_ACT_MOVE_HEAD: the first PT_LOAD grew (p_filesz and p_memsz only)
+ * over the moved run and at most the new note, over bytes that were zero
+ * (or inserted) and that no other segment reaches in the file or in
+ * memory; the run's old place is zero but for the new program header and
+ * note; the new note lies in the first page, in the first PT_LOAD, and
+ * its own PT_NOTE covers exactly it; the bytes of the run that lie in the
+ * first page are the same at their new place (ebid_check_moved_bytes()
+ * reads the rest); the run's symbols moved with it. Returns NULL or what
+ * is wrong.
+ */
+static const char *check_moved_head(const struct ebid_elf *old,
+				    const struct ebid_elf *new,
+				    const struct ebid_plan *plan)
+{
+	size_t li = plan->grown_load, nli, ent = old->elfclass == 2 ? 56 : 32,
+	       i;
+	uint64_t from = plan->head_from, to = plan->head_to,
+		 size = plan->head_size, end, j;
+	const struct ebid_phdr *ol, *nl, *np;
+	const struct ebid_note *g = &new->gnu;
+
+	if (li >= old->phnum || !(plan->actions & EBID_ACT_ADD_PT) ||
+	    new->phnum != old->phnum + 1 || plan->new_pt >= new->phnum)
+		return "the moved run's headers are not the planned ones";
+	nli = li >= plan->new_pt ? li + 1 : li;
+	ol = &old->phdrs[li];
+	nl = &new->phdrs[nli];
+	np = &new->phdrs[plan->new_pt];
+	end = nl->filesz;
+	if (from != old->phoff + old->phnum * ent || !size ||
+	    from + size > ol->filesz || from + size > old->head_len ||
+	    to < ol->filesz)
+		return "the moved run is not the bytes after the program headers";
+	if (ol->type != 1 || nl->type != 1 || ol->offset || nl->offset ||
+	    nl->vaddr != ol->vaddr || nl->paddr != ol->paddr ||
+	    nl->flags != ol->flags || nl->align != ol->align ||
+	    ol->filesz != ol->memsz || nl->memsz != end ||
+	    end < to + size || end > to + size + g->note_size + 3)
+		return "the first PT_LOAD did not grow over exactly the moved run (and the new note)";
+	for (j = ol->filesz; j < end; j++)
+		if ((!plan->ins_len || j < plan->ins_at) && !old_zero(old, j))
+			return "the first PT_LOAD grew over bytes that were not zero";
+	for (i = 0; i < new->phnum; i++) {
+		const struct ebid_phdr *o = &new->phdrs[i];
+
+		if (i == nli || o->type != 1)
+			continue;
+		if (o->offset < end || (o->vaddr < nl->vaddr + end &&
+					o->vaddr + o->memsz >
+						ol->vaddr + ol->filesz))
+			return "the grown first PT_LOAD reaches another segment";
+	}
+	if (!g->present || g->shndx != old->shnum ||
+	    g->note_off + g->note_size > EBID_PAGE ||
+	    g->note_off + g->note_size > end || np->type != EBID_PT_NOTE ||
+	    np->offset != g->note_off || np->filesz != g->note_size ||
+	    np->memsz != np->filesz || np->vaddr != nl->vaddr + np->offset)
+		return "the new note is not in the first page under a PT_NOTE of its own";
+	for (j = from; j < from + size; j++) {
+		if (j >= from && j < from + ent)
+			continue; /* the new program header */
+		if (j >= g->note_off && j < g->note_off + g->note_size)
+			continue;
+		if (new->head[j])
+			return "the moved run's old place is not cleared";
+	}
+	for (j = 0; j < size && to + j < new->head_len; j++)
+		if (new->head[to + j] != old->head[from + j])
+			return "the moved run's bytes are not the same at its new place";
+	if (!same_note_syms(old, new, plan))
+		return "a symbol of .interp or a note did not move with it, or another one changed (or the symbols were not read)";
+	return NULL;
+}
+
+int ebid_check_moved_bytes(const struct ebid_elf *old,
+			   const struct ebid_plan *plan,
+			   const struct ebid_src *in, const struct ebid_src *out,
+			   const unsigned char *id, char *err, size_t errlen)
+{
+	unsigned char a[4096], b[4096];
+	uint64_t pos;
+	int ret;
+
+#define FAIL(...) ebid_err(err, errlen, -EBID_EVERIFY, \
+			   "self-check of the output failed: " __VA_ARGS__)
+	if (!(plan->actions & EBID_ACT_MOVE_HEAD))
+		return 0;
+	/* The run, byte for byte, at its new place. */
+	for (pos = 0; pos < plan->head_size; pos += sizeof(b)) {
+		size_t n = plan->head_size - pos < sizeof(b)
+				   ? (size_t)(plan->head_size - pos)
+				   : sizeof(b);
+
+		if (plan->head_from + pos + n > old->head_len)
+			return FAIL("the moved run is not in the first page");
+		ret = ebid_src_read(out, plan->head_to + pos, b, n);
+		if (ret)
+			return FAIL("cannot read the moved run: %s",
+				    ebid_strerror(ret));
+		if (memcmp(b, old->head + plan->head_from + pos, n))
+			return FAIL("the moved run's bytes are not the same at its new place");
+	}
+	/*
+	 * A file with an inserted gap: every byte is the input's where the
+	 * plan says (the copy moved the rest by the gap), the id aside.
+	 */
+	if (!plan->ins_len || !in)
+		return 0;
+	for (pos = 0; pos < plan->out_size; pos += sizeof(a)) {
+		size_t n = plan->out_size - pos < sizeof(a)
+				   ? (size_t)(plan->out_size - pos)
+				   : sizeof(a), k;
+
+		ret = ebid_read_out(in, plan, pos, a, n);
+		if (!ret)
+			ret = ebid_src_read(out, pos, b, n);
+		if (ret)
+			return FAIL("cannot read back: %s", ebid_strerror(ret));
+		for (k = 0; k < n; k++) {
+			uint64_t at = pos + k;
+
+			if (plan->fill && at >= plan->id_off &&
+			    at < plan->id_off + plan->id_len) {
+				if (b[k] != id[at - plan->id_off])
+					return FAIL("the id at 0x%llx is not the one written",
+						    (unsigned long long)at);
+				continue;
+			}
+			if (a[k] != b[k])
+				return FAIL("byte 0x%llx differs from the planned output",
+					    (unsigned long long)at);
+		}
+	}
+#undef FAIL
+	return 0;
 }
 
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
@@ -191,26 +386,37 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 
 		if (why)
 			return FAIL("%s", why);
+	} else if (plan->actions & EBID_ACT_MOVE_HEAD) {
+		const char *why = check_moved_head(old, new, plan);
+
+		if (why)
+			return FAIL("%s", why);
 	} else if (old->note_syms_read && new->note_syms_read &&
-		   !same_note_syms(old, new, 0, 0)) {
+		   !same_note_syms(old, new, plan)) {
 		return FAIL("a symbol of a first-page note changed");
 	}
 	/* Section 0 carries the extended counts; those may change. */
-	for (i = 1; i < old->shnum; i++)
-		if ((!(plan->actions & EBID_ACT_MOVE_NOTE) ||
-		     i != plan->moved_shndx) &&
-		    !same_shdr(&old->shdrs[i], &new->shdrs[i],
-			       i == old->shstrndx))
+	for (i = 1; i < old->shnum; i++) {
+		struct ebid_shdr e;
+
+		if ((plan->actions & EBID_ACT_MOVE_NOTE) &&
+		    i == plan->moved_shndx)
+			continue;
+		expect_shdr(old, plan, i, &e);
+		if (!same_shdr(&e, &new->shdrs[i], i == old->shstrndx))
 			return FAIL("section header [%zu] changed", i);
+	}
 	if (add_ph && (plan->new_pt >= new->phnum ||
 		       new->phdrs[plan->new_pt].type != EBID_PT_NOTE))
 		return FAIL("program header [%zu] is not the new PT_NOTE",
 			    plan->new_pt);
 	for (i = 0; i < old->phnum; i++) {
-		const struct ebid_phdr *a = &old->phdrs[i];
+		struct ebid_phdr e;
+		const struct ebid_phdr *a = &e;
 		const struct ebid_phdr *b =
 			&new->phdrs[add_ph && i >= plan->new_pt ? i + 1 : i];
 
+		expect_phdr(old, plan, i, &e);
 		if (same_phdr(a, b))
 			continue;
 		if (a->type == EBID_PT_NOTE && b->type == EBID_PT_NOTE &&
@@ -219,9 +425,12 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		if (a->type == EBID_PT_PHDR && b->type == EBID_PT_PHDR &&
 		    add_ph)
 			continue;
-		/* Checked by check_moved(). */
+		/* Checked by check_moved() and check_moved_head(). */
 		if ((plan->actions & EBID_ACT_MOVE_NOTE) &&
 		    (i == plan->moved_pt || i == plan->grown_load))
+			continue;
+		if ((plan->actions & EBID_ACT_MOVE_HEAD) &&
+		    i == plan->grown_load)
 			continue;
 		return FAIL("program header [%zu] changed", i);
 	}
@@ -246,7 +455,8 @@ static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
 	int ret;
 
 	ret = ebid_elf_read(&new, &src, why, sizeof(why));
-	if (!ret && (job->plan.actions & EBID_ACT_MOVE_NOTE)) {
+	if (!ret && (job->plan.actions &
+		     (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD))) {
 		ret = ebid_elf_read_note_syms(&new, &src, why, sizeof(why));
 		if (ret)
 			ebid_elf_release(&new);
@@ -256,6 +466,9 @@ static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
 				"self-check of the output failed: %s", why);
 	ret = ebid_check_result(&job->elf, &new, &job->plan, job->id, err,
 				errlen);
+	if (!ret)
+		ret = ebid_check_moved_bytes(&job->elf, &job->plan, job->src,
+					     &src, job->id, err, errlen);
 	ebid_elf_release(&new);
 	return ret;
 }
@@ -444,11 +657,18 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 	if (src.fd < 0)
 		return src.fd;
 	src.size = (uint64_t)st.st_size;
+	job->src = &src;
 	ret = read_and_plan(job, &src, err, errlen);
 	if (ret || job->skipped || job->dry_run ||
 	    (!job->plan.actions && !job->output))
 		goto out;
-	if (in_place) {
+	if (in_place && job->plan.ins_len) {
+		/* The file's bytes would move: no journal can undo that. */
+		ret = ebid_err(err, errlen, -EBID_ENOROOM,
+			       "the plan inserts %llu bytes at 0x%llx (move-head), which --in-place cannot do; run without --in-place (the file is replaced by rename)",
+			       (unsigned long long)job->plan.ins_len,
+			       (unsigned long long)job->plan.ins_at);
+	} else if (in_place) {
 		ret = ebid_apply_hash(&src, &job->plan, job->id, err, errlen);
 		if (!ret)
 			ret = ebid_inplace_write(job->at, src.fd, &st,
@@ -461,6 +681,7 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 	}
 	job->changed = !ret;
 out:
+	job->src = NULL;
 	close(src.fd);
 	return ret;
 }

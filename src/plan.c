@@ -55,6 +55,12 @@ struct planner {
 /* Where the new PT_NOTE is in p->phdrs; it is appended until ordered. */
 #define NEW_PT(p) ((p)->plan->new_pt)
 
+/* Where the input's bytes end in the output (appended bytes follow). */
+static uint64_t body_end(const struct planner *p)
+{
+	return ebid_plan_body_end(p->plan);
+}
+
 static size_t ehsize_of(const struct ebid_elf *elf)
 {
 	return ebid_ehdr_layouts[elf->elfclass - 1].size;
@@ -118,8 +124,8 @@ static int add_append(struct planner *p, const void *bytes, size_t len,
 		      uint64_t align, uint64_t *off)
 {
 	struct ebid_plan *plan = p->plan;
-	uint64_t start = ebid_align_up(plan->in_size + plan->append_len, align);
-	size_t pad = (size_t)(start - plan->in_size - plan->append_len);
+	uint64_t start = ebid_align_up(body_end(p) + plan->append_len, align);
+	size_t pad = (size_t)(start - body_end(p) - plan->append_len);
 	unsigned char *n = realloc(plan->append, plan->append_len + pad + len);
 
 	if (!n)
@@ -254,7 +260,7 @@ static int place_shdrs(struct planner *p, size_t add)
 	size_t ent = shent_of(elf);
 	uint64_t old_len = (uint64_t)elf->shnum * ent;
 	uint64_t new_len = old_len + add * ent;
-	uint64_t end = elf->shoff + old_len;
+	uint64_t end = p->shoff + old_len;
 	int64_t off;
 
 	if (!p->shdrs_released) {
@@ -264,7 +270,7 @@ static int place_shdrs(struct planner *p, size_t add)
 			mark(p, end, ent, B_CLAIMED);
 			return 0;
 		}
-		if (end == elf->file_size && p->plan->out_size == end) {
+		if (end == body_end(p) && p->plan->out_size == end) {
 			/* The entry is appended right at the end. */
 			p->plan->out_size = end + ent;
 			return 0;
@@ -287,7 +293,8 @@ static int place_shdrs(struct planner *p, size_t add)
 static int place_name(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
-	const struct ebid_shdr *st = &elf->shdrs[elf->shstrndx];
+	/* Where it is in the output (after an insertion, too). */
+	const struct ebid_shdr *st = &p->shdrs[elf->shstrndx];
 	static const char name[] = EBID_GNU_NOTE_NAME;
 	size_t nlen = sizeof(name); /* with its NUL */
 	uint64_t end = st->offset + st->size;
@@ -326,7 +333,7 @@ static int place_name(struct planner *p)
 		p->shstrtab_off = st->offset;
 		return 0;
 	}
-	if (end == elf->file_size && p->plan->out_size == elf->file_size) {
+	if (end == body_end(p) && p->plan->out_size == body_end(p)) {
 		p->shstrtab_off = st->offset;
 		p->plan->out_size = end + nlen;
 		return 0;
@@ -491,14 +498,16 @@ static void encode_note(const struct planner *p, unsigned char *buf)
 	memcpy(buf + 12, "GNU", 4);
 }
 
-/* The symbol record whose st_value field is at off, or NULL. */
-static const struct ebid_symref *symref_at(const struct ebid_elf *elf,
+/* The symbol record whose st_value field is at output offset off, or NULL. */
+static const struct ebid_symref *symref_at(const struct planner *p,
 					   uint64_t off)
 {
+	const struct ebid_elf *elf = p->elf;
 	size_t i;
 
 	for (i = 0; i < elf->n_note_syms; i++)
-		if (elf->note_syms[i].value_off == off)
+		if (ebid_plan_outoff(p->plan, elf->note_syms[i].value_off) ==
+		    off)
 			return &elf->note_syms[i];
 	return NULL;
 }
@@ -699,6 +708,322 @@ static const char *move_note(struct planner *p)
 	return NULL;
 }
 
+bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
+		     size_t shndx)
+{
+	const struct ebid_shdr *s;
+
+	if (!shndx || shndx >= elf->shnum)
+		return false;
+	if (plan->actions & EBID_ACT_MOVE_NOTE)
+		return shndx == plan->moved_shndx;
+	if (!(plan->actions & EBID_ACT_MOVE_HEAD))
+		return false;
+	s = &elf->shdrs[shndx];
+	return s->type != EBID_SHT_NOBITS && s->size &&
+	       s->offset >= plan->head_from &&
+	       s->offset + s->size <= plan->head_from + plan->head_size;
+}
+
+/* A section move_head() may move: .interp, or an allocated note. */
+static bool head_movable(const struct ebid_shdr *s)
+{
+	return (s->flags & EBID_SHF_ALLOC) && s->addralign <= 8 &&
+	       (s->type == EBID_SHT_NOTE ||
+		(s->type == 1 /* SHT_PROGBITS */ && s->name_str &&
+		 !strcmp(s->name_str, ".interp")));
+}
+
+/* Is the input byte at off known to be zero (first page, or elf->pad)? */
+static bool input_zero(const struct ebid_elf *elf, uint64_t off)
+{
+	if (off < elf->head_len)
+		return !elf->head[off];
+	if (off >= elf->pad_off && off - elf->pad_off < elf->pad_len)
+		return !elf->pad[off - elf->pad_off];
+	return false;
+}
+
+/*
+ * Makes room in the file: ins zero bytes at input offset at, every file
+ * offset from there on moved up by ins. Addresses do not change, and ins
+ * is a multiple of every segment's alignment, so offsets stay congruent
+ * to addresses. The first page from at on is free zeros.
+ */
+static void insert_gap(struct planner *p, uint64_t at, uint64_t ins)
+{
+	size_t i;
+
+	p->plan->ins_at = at;
+	p->plan->ins_len = ins;
+	p->plan->out_size = p->plan->in_size + ins;
+	p->plan->actions |= EBID_ACT_INSERT;
+	for (i = 0; i < p->phnum; i++)
+		if (p->phdrs[i].offset >= at)
+			p->phdrs[i].offset += ins;
+	for (i = 1; i < p->shnum; i++)
+		if (p->shdrs[i].offset >= at)
+			p->shdrs[i].offset += ins;
+	if (p->shnum && p->shoff >= at)
+		p->shoff += ins;
+	for (i = at; i < p->page; i++) {
+		p->map[i] = B_FREE;
+		p->loadable[i] = 0;
+	}
+}
+
+/*
+ * move-head (docs/build-id.md). Where the program headers are followed,
+ * packed, by .interp and the notes and nothing else in the first page is
+ * free (lld, mold, a Go or C program linked externally whose first
+ * PT_LOAD runs past the first page), that run of sections moves whole
+ * behind the end of the first PT_LOAD, which grows over it; each of its
+ * PT_INTERP, PT_NOTE and PT_GNU_PROPERTY headers and its local symbols
+ * move with it. The freed bytes take one more program header and the new
+ * note, so the kernel finds the id in the first page. Where the next
+ * segment starts right behind the first PT_LOAD (lld and mold pack the
+ * file), the file gets a gap of one segment alignment there first
+ * (insert_gap), which keeps every address. The rule that makes it safe:
+ * no loaded code or data moves and no address changes but those of the
+ * moved sections, which no code addresses (the kernel and the dynamic
+ * loader find them through their program headers), and the bytes the
+ * first PT_LOAD grows over were zero padding that nothing used, before
+ * every other segment in the file and in memory. Returns NULL, or why not.
+ */
+static const char *move_head(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t ent = phent_of(elf), li = 0, i, n = 0;
+	uint64_t phend = elf->phoff + (uint64_t)elf->phnum * ent;
+	uint64_t run_end = phend, stop = UINT64_MAX, next = UINT64_MAX;
+	uint64_t m = 1, delta, dest, dest_end, grow_end, addr_lo, addr_hi;
+	uint64_t len = ebid_gnu_note_size(p->desc_len), ins = 0, j;
+	struct ebid_phdr *load = NULL;
+	int ret;
+
+	if (p->opts->no_move)
+		return "--no-move forbids moving .interp and the notes";
+	for (i = 0; i < p->phnum; i++)
+		if (p->phdrs[i].type == EBID_PT_LOAD && !p->phdrs[i].offset) {
+			load = &p->phdrs[i];
+			li = i;
+			break;
+		}
+	if (!load)
+		return "no PT_LOAD maps the start of the file";
+	if (load->filesz != load->memsz)
+		return "the first PT_LOAD has bytes in memory beyond the file";
+	if (!elf->note_syms_read || elf->note_syms_over)
+		return "the symbols of .interp and the notes are not all known (more than 64, an extended index, or a table outside the file)";
+	/* The run: movable sections from the program headers to the first other one. */
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type == EBID_SHT_NOBITS || !s->size ||
+		    s->offset + s->size <= phend || head_movable(s))
+			continue;
+		if (s->offset < stop)
+			stop = s->offset;
+	}
+	if (elf->shoff + (uint64_t)elf->shnum * shent_of(elf) > phend &&
+	    elf->shoff < stop)
+		stop = elf->shoff;
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type == EBID_SHT_NOBITS || !s->size || s->offset >= stop ||
+		    s->offset + s->size <= phend)
+			continue;
+		if (!head_movable(s) || s->offset < phend ||
+		    s->offset + s->size > stop)
+			return "a section other than .interp and the notes lies between them";
+		if (s->addr != load->vaddr + s->offset)
+			return "a note or .interp is not mapped where the first PT_LOAD maps its bytes";
+		if (s->offset + s->size > run_end)
+			run_end = s->offset + s->size;
+		if (s->addralign > m)
+			m = s->addralign;
+		n++;
+	}
+	if (!n)
+		return "no .interp or note follows the program headers";
+	if (run_end > load->filesz || run_end > elf->head_len)
+		return "the notes after the program headers lie outside the first PT_LOAD";
+	/* Empty sections there would be left pointing at other bytes. */
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if ((s->type == EBID_SHT_NOBITS || !s->size) && s->type &&
+		    s->offset >= phend && s->offset < run_end)
+			return "an empty section lies among .interp and the notes";
+	}
+	for (j = phend; j < run_end; j++)
+		if (elf->head[j] && p->map[j] == B_USED) {
+			size_t k;
+			bool in = false;
+
+			for (k = 1; k < elf->shnum && !in; k++) {
+				const struct ebid_shdr *s = &elf->shdrs[k];
+
+				in = s->type != EBID_SHT_NOBITS &&
+				     j >= s->offset && j < s->offset + s->size;
+			}
+			if (!in)
+				return "bytes among .interp and the notes belong to no section";
+		}
+	/* Their program headers: within the run, and of the kinds known. */
+	for (i = 0; i < p->phnum; i++) {
+		const struct ebid_phdr *ph = &p->phdrs[i];
+
+		if (i == li || !ph->filesz || ph->offset >= run_end ||
+		    ph->offset + ph->filesz <= phend)
+			continue;
+		if (ph->type == EBID_PT_LOAD)
+			return "another PT_LOAD maps .interp or the notes";
+		if (ph->type != 3 /* PT_INTERP */ && ph->type != EBID_PT_NOTE &&
+		    ph->type != 0x6474e553 /* PT_GNU_PROPERTY */)
+			return "a program header other than PT_INTERP, PT_NOTE or PT_GNU_PROPERTY covers .interp or the notes";
+		if (ph->offset < phend || ph->offset + ph->filesz > run_end ||
+		    ph->memsz != ph->filesz ||
+		    ph->vaddr != load->vaddr + ph->offset ||
+		    ph->paddr != load->paddr + ph->offset)
+			return "a program header covers .interp or the notes and more";
+		if (ph->align > m)
+			m = ph->align;
+	}
+	if (m & (m - 1) || m > 64)
+		return "a note or .interp has an alignment that is not a power of two up to 64";
+	/* Symbols: those of the run's sections move; nothing else points in. */
+	addr_lo = load->vaddr + phend;
+	addr_hi = load->vaddr + run_end;
+	for (i = 0; i < elf->n_note_syms; i++) {
+		const struct ebid_symref *r = &elf->note_syms[i];
+		bool own = r->shndx && r->shndx < elf->shnum &&
+			   elf->shdrs[r->shndx].type != EBID_SHT_NOBITS &&
+			   elf->shdrs[r->shndx].size &&
+			   elf->shdrs[r->shndx].offset >= phend &&
+			   elf->shdrs[r->shndx].offset < run_end;
+
+		if (!own && r->value >= addr_lo && r->value < addr_hi)
+			return "a symbol of another section points into .interp or the notes";
+		if (own && (r->dynamic || r->info >> 4 != 0))
+			return "a global or dynamic symbol names .interp or a note";
+	}
+
+	/* Where the run goes: behind the first PT_LOAD, its alignment kept. */
+	delta = ebid_align_up(load->filesz - phend, m);
+	dest = phend + delta;
+	dest_end = run_end + delta;
+	/*
+	 * The freed bytes take the new program header, and the note when it
+	 * fits there too; otherwise the note goes right behind the moved
+	 * run, which must then end in the first page.
+	 */
+	grow_end = dest_end;
+	if (ebid_align_up(phend + ent, 4) + len > run_end) {
+		grow_end = ebid_align_up(dest_end, 4) + len;
+		if (grow_end > EBID_PAGE)
+			return "the freed bytes cannot take a program header and the note, and the first page has no room behind the first PT_LOAD";
+	}
+	for (i = 0; i < p->phnum; i++) {
+		const struct ebid_phdr *o = &p->phdrs[i];
+
+		if (i == li || (!o->filesz && !o->memsz))
+			continue;
+		if (o->offset >= load->filesz && o->offset < next)
+			next = o->offset;
+		if (o->type == EBID_PT_LOAD && o->vaddr < load->vaddr + grow_end &&
+		    o->vaddr + o->memsz > load->vaddr + load->filesz)
+			return "the grown first PT_LOAD would overlap another segment's addresses";
+		if (o->offset < load->filesz && o->offset + o->filesz > load->filesz)
+			return "a segment runs on past the end of the first PT_LOAD";
+	}
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type == EBID_SHT_NOBITS || !s->size)
+			continue;
+		if (s->offset >= load->filesz && s->offset < next)
+			next = s->offset;
+		if (s->offset < load->filesz && s->offset + s->size > load->filesz)
+			return "a section runs on past the end of the first PT_LOAD";
+	}
+	if (elf->shnum && elf->shoff >= load->filesz && elf->shoff < next)
+		next = elf->shoff;
+	if (next > elf->file_size)
+		next = elf->file_size;
+	for (j = load->filesz; j < next && j < grow_end; j++)
+		if (!input_zero(elf, j))
+			return "the bytes after the first PT_LOAD are not zero padding";
+	if (grow_end > next) {
+		/* No room behind it: a gap of one segment alignment. */
+		ins = EBID_PAGE;
+		for (i = 0; i < p->phnum; i++)
+			if (p->phdrs[i].type == EBID_PT_LOAD &&
+			    p->phdrs[i].align > ins)
+				ins = p->phdrs[i].align;
+		if (ins & (ins - 1) || ins > (64u << 10))
+			return "the segments' alignment is not a power of two up to 64 KiB";
+		for (i = 1; i < elf->shnum; i++)
+			if (elf->shdrs[i].addralign > ins &&
+			    elf->shdrs[i].offset >= next)
+				return "a section behind the first PT_LOAD is aligned to more than a segment";
+		if (grow_end > next + ins)
+			return "too many bytes to move behind the first PT_LOAD";
+	}
+
+	/* The plan. */
+	ret = add_patch(p, dest, elf->head + phend, (size_t)(run_end - phend),
+			".interp and notes moved (new place)");
+	for (i = 0; !ret && i < elf->n_note_syms; i++) {
+		const struct ebid_symref *r = &elf->note_syms[i];
+		unsigned char buf[8];
+		size_t w = elf->elfclass == 2 ? 8 : 4;
+
+		if (!(r->shndx && r->shndx < elf->shnum &&
+		      elf->shdrs[r->shndx].offset >= phend &&
+		      elf->shdrs[r->shndx].offset < run_end))
+			continue;
+		ebid_put(buf, w, r->value + delta, elf->data);
+		ret = add_patch(p, r->value_off + (r->value_off >= next ? ins : 0),
+				buf, w, "symbol value (moved)");
+	}
+	if (ret)
+		return "out of memory";
+	if (ins)
+		insert_gap(p, next, ins);
+	mark(p, phend, run_end - phend, B_RELEASED);
+	mark(p, load->filesz, dest_end - load->filesz, B_CLAIMED);
+	for (j = load->filesz; j < grow_end && j < p->page; j++)
+		p->loadable[j] = 1;
+	for (i = 0; i < p->phnum; i++) {
+		struct ebid_phdr *ph = &p->phdrs[i];
+
+		if (i == li || !ph->filesz || ph->offset < phend ||
+		    ph->offset >= run_end)
+			continue;
+		ph->offset += delta;
+		ph->vaddr += delta;
+		ph->paddr += delta;
+	}
+	for (i = 1; i < elf->shnum; i++) {
+		struct ebid_shdr *sh = &p->shdrs[i];
+
+		if (sh->type == EBID_SHT_NOBITS || !sh->size ||
+		    sh->offset < phend || sh->offset >= run_end)
+			continue;
+		sh->offset += delta;
+		sh->addr += delta;
+	}
+	load->filesz = load->memsz = grow_end;
+	p->plan->actions |= EBID_ACT_MOVE_HEAD;
+	p->plan->head_from = phend;
+	p->plan->head_to = dest;
+	p->plan->head_size = run_end - phend;
+	p->plan->grown_load = li;
+	return NULL;
+}
+
 /* Places a new note: below a PT_NOTE that can grow, or with its own one. */
 static int place_new_note(struct planner *p)
 {
@@ -735,7 +1060,7 @@ static int place_new_note(struct planner *p)
 	ret = grow_phdrs(p);
 	if (ret == -EBID_ENOROOM) {
 		char why[EBID_ERRLEN];
-		const char *move_why;
+		const char *move_why, *head_why;
 
 		/* No program header can be added: a note may move instead. */
 		snprintf(why, sizeof(why), "%s", p->err);
@@ -743,27 +1068,35 @@ static int place_new_note(struct planner *p)
 		p->phnum = phnum0;
 		p->shdrs_released = false;
 		move_why = move_note(p);
-		if (move_why) {
+		if (!move_why) {
+			ret = place_shdrs(p, 1);
+			if (!ret)
+				ret = place_name(p);
+			return ret;
+		}
+		/* Or .interp and the notes move, making room for both. */
+		head_why = move_head(p);
+		if (head_why) {
 			const char *at = strstr(why, "the note: ");
-			char both[2 * EBID_ERRLEN];
+			char all[3 * EBID_ERRLEN];
 			char *semi;
 
-			/* The first reason without its advice, then this one. */
-			snprintf(both, sizeof(both), "%s", at ? at + 10 : why);
-			semi = strrchr(both, ';');
+			/* The first reason without its advice, then these. */
+			snprintf(all, sizeof(all), "%s", at ? at + 10 : why);
+			semi = strrchr(all, ';');
 			if (semi)
 				*semi = '\0';
-			snprintf(both + strlen(both), sizeof(both) - strlen(both),
-				 "; no note can move: %s", move_why);
-			return no_room(p, both);
+			snprintf(all + strlen(all), sizeof(all) - strlen(all),
+				 "; no note can move: %s; .interp and the notes cannot move: %s",
+				 move_why, head_why);
+			return no_room(p, all);
 		}
-		ret = place_shdrs(p, 1);
-		if (!ret)
-			ret = place_name(p);
+		ret = grow_phdrs(p);
+		if (ret)
+			return ret;
+	} else if (ret) {
 		return ret;
 	}
-	if (ret)
-		return ret;
 	off = alloc_in_page(p, len, 4, true, true);
 	if (off < 0)
 		return no_room(p, "no zero gap in the first page for the note");
@@ -846,7 +1179,7 @@ static int emit_section_names(struct planner *p)
 	case PLACE_KEEP:
 	default:
 		/* Grown in place: into slack, or at the end of the file. */
-		if (p->shstrtab_off + p->shstrtab_len > elf->file_size)
+		if (p->shstrtab_off + p->shstrtab_len > body_end(p))
 			ret = add_append(p, added, nadded, 1, &off);
 		else
 			ret = add_patch(p, st->offset + st->size, added,
@@ -965,12 +1298,12 @@ static int emit_kept_shdrs(struct planner *p)
 				    i < elf->shnum ? &elf->shdrs[i] : NULL,
 				    she, buf))
 			continue;
-		if (at >= elf->file_size) {
-			if (at + she > elf->file_size + p->plan->append_len)
+		if (at >= body_end(p)) {
+			if (at + she > body_end(p) + p->plan->append_len)
 				return ebid_err(p->err, p->errlen,
 						-EBID_EVERIFY,
 						"internal error: section header append misplaced");
-			memcpy(p->plan->append + (at - elf->file_size), buf,
+			memcpy(p->plan->append + (at - body_end(p)), buf,
 			       she);
 			continue;
 		}
@@ -995,7 +1328,7 @@ static int reserve_shdr_tail(struct planner *p)
 	uint64_t off;
 
 	if (!p->shnum || p->shdrs_place != PLACE_KEEP ||
-	    p->shoff + elf->shnum * she != elf->file_size ||
+	    p->shoff + elf->shnum * she != body_end(p) ||
 	    p->shnum <= elf->shnum)
 		return 0;
 	return add_append(p, zero, she, 1, &off);
@@ -1086,7 +1419,11 @@ static int emit_released(struct planner *p)
 		while (j < p->page && p->map[j] == B_RELEASED)
 			j++;
 		ret = add_patch(p, i, zero, j - i,
-				"old section header table (cleared)");
+				i >= p->plan->head_from &&
+						j <= p->plan->head_from +
+							     p->plan->head_size
+					? ".interp and notes, old place (cleared)"
+					: "old section header table (cleared)");
 		if (ret)
 			return ret;
 	}
@@ -1143,7 +1480,7 @@ static int check_patches(struct planner *p)
 	for (i = 0; i < plan->npatches; i++) {
 		const struct ebid_patch *pt = &plan->patches[i];
 
-		if (pt->off + pt->len > plan->in_size ||
+		if (pt->off + pt->len > ebid_plan_body_end(plan) ||
 		    (i && plan->patches[i - 1].off + plan->patches[i - 1].len >
 				  pt->off))
 			return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
@@ -1163,19 +1500,24 @@ static bool moved_own(const struct planner *p, const struct ebid_patch *pt,
 	const struct ebid_elf *elf = p->elf;
 	const struct ebid_plan *plan = p->plan;
 	const struct ebid_shdr *s = &elf->shdrs[shndx];
+	uint64_t at = ebid_plan_outoff(plan, s->offset);
 	const struct ebid_symref *r;
 
-	if (!(plan->actions & EBID_ACT_MOVE_NOTE))
+	if (!(plan->actions & (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD)))
 		return false;
-	if (shndx == plan->moved_shndx)
-		return pt->off == plan->moved_from &&
-		       pt->len == plan->moved_size;
+	if (ebid_plan_moved(plan, elf, shndx)) {
+		if (plan->actions & EBID_ACT_MOVE_NOTE)
+			return pt->off == plan->moved_from &&
+			       pt->len == plan->moved_size;
+		/* move-head: its old place is dead, cleared and reused. */
+		return true;
+	}
 	if (s->type != 2 /* SHT_SYMTAB */ && s->type != 11 /* SHT_DYNSYM */)
 		return false;
-	r = symref_at(elf, pt->off);
-	return r && r->shndx == plan->moved_shndx &&
+	r = symref_at(p, pt->off);
+	return r && ebid_plan_moved(plan, elf, r->shndx) &&
 	       pt->len == (elf->elfclass == 2 ? 8u : 4u) &&
-	       pt->off >= s->offset && pt->off + pt->len <= s->offset + s->size;
+	       pt->off >= at && pt->off + pt->len <= at + s->size;
 }
 
 /*
@@ -1195,12 +1537,13 @@ static int check_sections_kept(struct planner *p)
 
 		for (j = 1; j < elf->shnum; j++) {
 			const struct ebid_shdr *s = &elf->shdrs[j];
+			uint64_t at = ebid_plan_outoff(plan, s->offset);
 
 			/* The name table counts whatever its type says. */
 			if (s->type == EBID_SHT_NOBITS ||
 			    (s->type == 0 && j != elf->shstrndx) ||
-			    !s->size || pt->off >= s->offset + s->size ||
-			    pt->off + pt->len <= s->offset)
+			    !s->size || pt->off >= at + s->size ||
+			    pt->off + pt->len <= at)
 				continue;
 			if (moved_own(p, pt, j))
 				continue;
@@ -1233,7 +1576,10 @@ static int check_kernel_view(struct planner *p)
 	if (p->elf->phoff != ehsize_of(p->elf))
 		return no_room(p, "program headers do not follow the ELF header (e_phoff), where the kernel reads them");
 	memcpy(page, p->elf->head, len);
-	if (len < EBID_PAGE && plan->append_len) {
+	/* Inserted zeros push the rest of the page out of it. */
+	if (plan->ins_len && plan->ins_at < len)
+		memset(page + plan->ins_at, 0, len - plan->ins_at);
+	if (len < EBID_PAGE && plan->append_len && !plan->ins_len) {
 		size_t more = EBID_PAGE - len < plan->append_len
 				      ? EBID_PAGE - len
 				      : plan->append_len;
@@ -1453,7 +1799,7 @@ int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
 	} else if (plan->fill) {
 		plan->hash = true;
 	}
-	plan->out_size = plan->in_size + plan->append_len;
+	plan->out_size = ebid_plan_body_end(plan) + plan->append_len;
 	ret = check_patches(p);
 	if (!ret)
 		ret = check_sections_kept(p);
@@ -1483,6 +1829,8 @@ void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len)
 		{ EBID_ACT_SHSTRTAB, "add-section-name" },
 		{ EBID_ACT_ZERO, "zero-id" },
 		{ EBID_ACT_MOVE_NOTE, "move-note" },
+		{ EBID_ACT_INSERT, "insert-gap" },
+		{ EBID_ACT_MOVE_HEAD, "move-head" },
 	};
 	size_t i, used = 0;
 
