@@ -251,8 +251,12 @@ static const char *check_moved_head(const struct ebid_elf *old,
 	    nl->vaddr != ol->vaddr || nl->paddr != ol->paddr ||
 	    nl->flags != ol->flags || nl->align != ol->align ||
 	    ol->filesz != ol->memsz || nl->memsz != end ||
-	    end < to + size || end > to + size + g->note_size + 3)
-		return "the first PT_LOAD did not grow over exactly the moved run (and the new note)";
+	    end != (g->note_off >= to + size
+			    ? ebid_align_up(to + size, 4) + g->note_size
+			    : to + size) ||
+	    (g->note_off >= to + size &&
+	     g->note_off != ebid_align_up(to + size, 4)))
+		return "the first PT_LOAD did not grow over exactly the moved run (and the new note right behind it)";
 	for (j = ol->filesz; j < end; j++)
 		if ((!plan->ins_len || j < plan->ins_at) && !old_zero(old, j))
 			return "the first PT_LOAD grew over bytes that were not zero";

@@ -513,6 +513,24 @@ static bool headers_consistent(const struct view *v, char *why, size_t len)
 	return true;
 }
 
+/*
+ * Output PT_NOTE i is one of the input's with only its place changed (as
+ * move-head moves them): same p_align, p_flags and size.
+ */
+static bool same_note_moved(const struct view *iv, const struct view *v,
+			    size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < iv->phnum; j++)
+		if (PH(iv, j, p_type) == PT_NOTE &&
+		    PH(iv, j, p_align) == PH(v, i, p_align) &&
+		    PH(iv, j, p_flags) == PH(v, i, p_flags) &&
+		    PH(iv, j, p_filesz) == PH(v, i, p_filesz))
+			return true;
+	return false;
+}
+
 /* Whether off lies in a header table, a section or a segment of v. */
 static bool in_use(const struct view *v, uint64_t off)
 {
@@ -725,16 +743,25 @@ static bool plan_sane(const struct ebid_plan *p, char *why, size_t len)
 {
 	size_t i;
 
-	if (p->out_size != p->in_size + p->append_len) {
-		snprintf(why, len, "out_size %llu != in_size %llu + append %zu",
+	if (p->out_size != p->in_size + p->ins_len + p->append_len) {
+		snprintf(why, len,
+			 "out_size %llu != in_size %llu + gap %llu + append %zu",
 			 (unsigned long long)p->out_size,
-			 (unsigned long long)p->in_size, p->append_len);
+			 (unsigned long long)p->in_size,
+			 (unsigned long long)p->ins_len, p->append_len);
+		return false;
+	}
+	if (p->ins_len && (!(p->actions & EBID_ACT_INSERT) ||
+			   p->ins_at > p->in_size || p->ins_len % 4096)) {
+		snprintf(why, len, "gap of %llu bytes at 0x%llx",
+			 (unsigned long long)p->ins_len,
+			 (unsigned long long)p->ins_at);
 		return false;
 	}
 	for (i = 0; i < p->npatches; i++) {
 		const struct ebid_patch *pt = &p->patches[i];
 
-		if (!pt->len || pt->off + pt->len > p->in_size) {
+		if (!pt->len || pt->off + pt->len > p->in_size + p->ins_len) {
 			snprintf(
 			    why, len,
 			    "patch %zu (0x%llx %zu %s) empty or past the input",
@@ -760,20 +787,34 @@ static bool plan_sane(const struct ebid_plan *p, char *why, size_t len)
 }
 
 /*
- * Output bytes outside the plan are the input's; bytes inside it are the
- * plan's. Returns the first offending offset, or -1.
+ * The input byte that output byte off holds where the plan writes nothing:
+ * the input's, moved up behind an inserted gap; the gap is zeros (-1).
+ */
+static int in_byte(const struct buf *in, const struct ebid_plan *p,
+		   uint64_t off)
+{
+	if (!p->ins_len || off < p->ins_at)
+		return in->p[off];
+	if (off < p->ins_at + p->ins_len)
+		return 0;
+	return in->p[off - p->ins_len];
+}
+
+/*
+ * Output bytes outside the plan are the input's (behind a gap); bytes
+ * inside it are the plan's. Returns the first offending offset, or -1.
  */
 static int64_t first_unplanned(const struct buf *in, const struct buf *out,
 			       const struct ebid_plan *p)
 {
 	size_t i = 0, k;
-	uint64_t off;
+	uint64_t off, body = in->len + p->ins_len;
 
 	for (k = 0; k <= p->npatches; k++) {
-		uint64_t end = k < p->npatches ? p->patches[k].off : in->len;
+		uint64_t end = k < p->npatches ? p->patches[k].off : body;
 
 		for (off = i; off < end; off++)
-			if (!in_id(p, off) && out->p[off] != in->p[off])
+			if (!in_id(p, off) && out->p[off] != in_byte(in, p, off))
 				return (int64_t)off;
 		if (k == p->npatches)
 			break;
@@ -785,8 +826,8 @@ static int64_t first_unplanned(const struct buf *in, const struct buf *out,
 				return (int64_t)off;
 		i = (size_t)(p->patches[k].off + p->patches[k].len);
 	}
-	for (off = in->len; off < out->len; off++)
-		if (!in_id(p, off) && out->p[off] != p->append[off - in->len])
+	for (off = body; off < out->len; off++)
+		if (!in_id(p, off) && out->p[off] != p->append[off - body])
 			return (int64_t)off;
 	return -1;
 }
@@ -935,7 +976,8 @@ static void run_case(const char *name, const struct buf *in,
 		struct ebid_src osrc = source(&out, &ofd);
 
 		ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
-		if (ret == 0 && (plan.actions & EBID_ACT_MOVE_NOTE)) {
+		if (ret == 0 && (plan.actions &
+				 (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD))) {
 			ret = ebid_elf_read_note_syms(&oelf, &osrc, err,
 						      sizeof(err));
 			if (ret)
@@ -947,6 +989,9 @@ static void run_case(const char *name, const struct buf *in,
 		}
 		ret =
 		    ebid_check_result(&elf, &oelf, &plan, id, err, sizeof(err));
+		if (!ret)
+			ret = ebid_check_moved_bytes(&elf, &plan, &src, &osrc,
+						     id, err, sizeof(err));
 		ok(ret == 0, "%s %s: ebid_check_result accepts the output",
 		   name, r->label);
 		if (ret)
@@ -971,13 +1016,17 @@ static void run_case(const char *name, const struct buf *in,
 			bool good = headers_consistent(&v, why, sizeof(why));
 			size_t i;
 
-			/* A PT_NOTE the plan made or changed has p_align 4. */
+			/*
+			 * A PT_NOTE the plan made or changed has p_align 4;
+			 * move-head moves the input's as they are.
+			 */
 			for (i = 0; good && i < v.phnum; i++) {
 				if (PH(&v, i, p_type) != PT_NOTE ||
 				    PH(&v, i, p_align) == 4 ||
 				    (i < iv.phnum &&
 				     !memcmp(phdr_at(&v, i), phdr_at(&iv, i),
-					     v.phent)))
+					     v.phent)) ||
+				    same_note_moved(&iv, &v, i))
 					continue;
 				snprintf(
 				    why, sizeof(why),
@@ -2076,6 +2125,176 @@ static void move_note_tampered(const char *name, const struct buf *in)
 	ebid_elf_release(&elf);
 }
 
+/* The input offset of output offset off (behind a gap: moved down). */
+static uint64_t in_off(const struct ebid_plan *p, uint64_t off)
+{
+	return p->ins_len && off >= p->ins_at + p->ins_len ? off - p->ins_len
+							   : off;
+}
+
+/*
+ * The self-check (ebid_check_result, then ebid_check_moved_bytes) refuses
+ * a move-head output that breaks one of its rules: each tampered copy of
+ * a good output.
+ */
+static void move_head_tampered(const char *name, const struct buf *in)
+{
+	static const char *const how[] = {
+	    "a symbol left at the old address",
+	    "the old place not cleared",
+	    "the first PT_LOAD grown by 4 bytes more",
+	    "a byte of the moved run changed",
+	    "PT_INTERP left at the old place",
+	    ".interp's sh_addr left at the old address",
+	    "a byte behind the gap changed",
+	    "the next PT_LOAD's p_offset not moved by the gap",
+	};
+	struct req inj = REQ("inject", EBID_MODE_INJECT);
+	struct ebid_opts o = opts_of(&inj);
+	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
+	struct ebid_elf elf;
+	struct ebid_plan plan;
+	struct buf out = {0};
+	unsigned char id[EBID_MAX_ID];
+	char err[EBID_ERRLEN];
+	size_t k, i, interp = 0;
+	uint64_t note_at = 0, note_len = 0, delta;
+
+	if (ebid_elf_read(&elf, &src, err, sizeof(err))) {
+		ok(0, "%s: tampered outputs: input read", name);
+		return;
+	}
+	if (!ok(ebid_plan_make(&plan, &elf, &o, err, sizeof(err)) == 0 &&
+		    (plan.actions & EBID_ACT_MOVE_HEAD) &&
+		    ebid_apply_mem(&src, &plan, &out.p, &out.len, id, err,
+				   sizeof(err)) == 0,
+		"%s: a move-head output to tamper with", name)) {
+		diag("%s", err);
+		ebid_elf_release(&elf);
+		return;
+	}
+	delta = plan.head_to - plan.head_from;
+	for (i = 0; i < plan.npatches; i++)
+		if (strstr(plan.patches[i].what, ".note.gnu.build-id")) {
+			note_at = plan.patches[i].off;
+			note_len = plan.patches[i].len;
+		}
+	for (i = 1; i < elf.shnum; i++)
+		if (!strcmp(elf.shdrs[i].name_str, ".interp"))
+			interp = i;
+	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
+		struct buf t = buf_dup(&out);
+		struct ebid_src ts = {.fd = -1, .mem = t.p, .size = t.len};
+		struct ebid_elf te;
+		uint64_t shoff = get_le(t.p + 0x28, 8), j;
+		unsigned char *ph;
+		bool done = false;
+		int ret;
+
+		switch (k) {
+		case 0:
+			for (i = 0; i < plan.npatches; i++)
+				if (strstr(plan.patches[i].what, "symbol value")) {
+					memcpy(t.p + plan.patches[i].off,
+					       in->p + in_off(&plan,
+							      plan.patches[i].off),
+					       plan.patches[i].len);
+					done = true;
+				}
+			break;
+		case 1:
+			for (j = plan.head_from + 56;
+			     !done && j < plan.head_from + plan.head_size; j++)
+				if (j < note_at || j >= note_at + note_len) {
+					t.p[j] = 0x5a;
+					done = true;
+				}
+			break;
+		case 2:
+			ph = t.p + elf.phoff +
+			     (plan.grown_load >= plan.new_pt ? plan.grown_load + 1
+							     : plan.grown_load) *
+				 56;
+			put_le(ph + 32, 8, get_le(ph + 32, 8) + 4);
+			put_le(ph + 40, 8, get_le(ph + 40, 8) + 4);
+			done = true;
+			break;
+		case 3:
+			t.p[plan.head_to + plan.head_size - 1] ^= 1;
+			done = true;
+			break;
+		case 4:
+			for (i = 0; i < elf.phnum + 1; i++) {
+				ph = t.p + elf.phoff + i * 56;
+				if (get_le(ph, 4) == 3 /* PT_INTERP */) {
+					put_le(ph + 8, 8, get_le(ph + 8, 8) - delta);
+					done = true;
+				}
+			}
+			break;
+		case 5:
+			if (interp) {
+				unsigned char *sh = t.p + shoff + interp * 64;
+
+				put_le(sh + 16, 8, get_le(sh + 16, 8) - delta);
+				done = true;
+			}
+			break;
+		case 6:
+			if (plan.ins_len) {
+				t.p[plan.ins_at + plan.ins_len + 16] ^= 0x40;
+				done = true;
+			}
+			break;
+		case 7:
+			for (i = 0; plan.ins_len && i < elf.phnum + 1; i++) {
+				ph = t.p + elf.phoff + i * 56;
+				if (get_le(ph, 4) == 1 /* PT_LOAD */ &&
+				    get_le(ph + 8, 8) >= plan.ins_at + plan.ins_len) {
+					put_le(ph + 8, 8,
+					       get_le(ph + 8, 8) - plan.ins_len);
+					done = true;
+					break;
+				}
+			}
+			break;
+		}
+		if (!done && (k == 4 || k == 5 || k == 6 || k == 7)) {
+			printf("# %s: nothing to tamper with for %s\n", name,
+			       how[k]);
+			buf_free(&t);
+			continue;
+		}
+		if (!done) {
+			ok(0, "%s: tampered (%s): nothing to tamper with", name,
+			   how[k]);
+			buf_free(&t);
+			continue;
+		}
+		ret = ebid_elf_read(&te, &ts, err, sizeof(err));
+		if (ret == 0 &&
+		    ebid_elf_read_note_syms(&te, &ts, err, sizeof(err)))
+			ret = -1;
+		if (ret == 0) {
+			ret = ebid_check_result(&elf, &te, &plan, id, err,
+						sizeof(err));
+			if (!ret)
+				ret = ebid_check_moved_bytes(&elf, &plan, &src,
+							     &ts, id, err,
+							     sizeof(err));
+			ebid_elf_release(&te);
+		}
+		ok(ret != 0, "%s: the self-check refuses an output with %s",
+		   name, how[k]);
+		if (ret)
+			printf("# %s\n", err);
+		buf_free(&t);
+	}
+	buf_free(&out);
+	ebid_plan_release(&plan);
+	ebid_elf_release(&elf);
+}
+
 /*
  * move-note moves only a lone GNU ABI tag with local symbols: a global
  * __abi_tag, another name or another note type makes the file a refusal.
@@ -2106,7 +2325,7 @@ static void move_note_refused(const char *name, const struct buf *in)
 		struct ebid_src ts = {.fd = -1, .mem = t.p, .size = t.len};
 		struct ebid_elf te;
 		struct ebid_plan plan;
-		bool done = false;
+		bool done = false, moved_head = false;
 		int ret;
 
 		if (k == 0) {
@@ -2138,13 +2357,29 @@ static void move_note_refused(const char *name, const struct buf *in)
 		ret = ebid_elf_read(&te, &ts, err, sizeof(err));
 		if (ret == 0) {
 			ret = ebid_plan_make(&plan, &te, &o, err, sizeof(err));
-			if (ret == 0)
+			if (ret == 0) {
+				ebid_plan_describe(&plan, err, sizeof(err));
+				moved_head = (plan.actions & EBID_ACT_MOVE_HEAD) &&
+					     !(plan.actions & EBID_ACT_MOVE_NOTE);
 				ebid_plan_release(&plan);
+			}
 			ebid_elf_release(&te);
 		}
-		ok(ret == -EBID_ENOROOM && strstr(err, "no note can move: "),
-		   "%s: %s: refused, naming why no note can move", name,
-		   how[k]);
+		/*
+		 * Not move-note's note: move-head moves it with .interp and
+		 * the other notes, unless a global symbol names it.
+		 */
+		if (k == 0)
+			ok(ret == -EBID_ENOROOM &&
+				   strstr(err, "no note can move: ") &&
+				   strstr(err, "a global or dynamic symbol names"),
+			   "%s: %s: refused, naming why no note can move, nor "
+			   ".interp and the notes",
+			   name, how[k]);
+		else
+			ok(ret == 0 && moved_head,
+			   "%s: %s: not move-note's, moved by move-head", name,
+			   how[k]);
 		printf("# %s\n", err);
 		buf_free(&t);
 	}
@@ -2169,7 +2404,17 @@ static void matrix(const char *dir)
 	    {"trail-c-gcc-bfd-pie-nobuildid", 0,
 	     "add-note,fill,move-section-headers,add-section-name,move-note",
 	     false},
-	    {"c-gcc-lld-pie-nobuildid", -EBID_ENOROOM, NULL, false},
+	    {"c-gcc-lld-pie-nobuildid", 0,
+	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+	     true},
+	    {"c-clang-mold-nopie-nobuildid", 0,
+	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+	     false},
+	    {"go-amd64-cgo-external-nobuildid", 0,
+	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
+	    {"go-amd64-linkext-nobuildid", 0,
+	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
+	    {"c-gcc-lld-static-nobuildid", -EBID_ENOROOM, NULL, false},
 	    {"c-gcc-bfd-shlib-nobuildid", -EBID_ENOROOM, NULL, false},
 	    {"c-gcc-bfd-pie-bzero", 0, "fill", true},
 	    {"c-clang-lld-pie-bzero", 0, "fill", false},
@@ -2208,6 +2453,14 @@ static void matrix(const char *dir)
 				 NULL);
 			move_note_tampered(s[i].name, &b);
 			move_note_refused(s[i].name, &b);
+		}
+		if (s[i].words && strstr(s[i].words, "move-head")) {
+			struct req nm = REQ("inject --no-move",
+					    EBID_MODE_INJECT, .no_move = true);
+
+			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
+				 NULL);
+			move_head_tampered(s[i].name, &b);
 		}
 		buf_free(&b);
 	}
