@@ -20,7 +20,7 @@
 
 #define EBID_MAX_ID 20          /* perf and the kernel ignore longer ids */
 #define EBID_PAGE 4096          /* the kernel reads notes from this prefix */
-#define EBID_ERRLEN 256
+#define EBID_ERRLEN 512
 #define EBID_GO_ID_MAX 256
 
 /* Error codes beyond errno: the file is fine to read but cannot be handled. */

@@ -40,9 +40,14 @@ static char *plan_text(const struct ebid_job *job)
 		fprintf(f, "  patch 0x%llx %zu %s\n",
 			(unsigned long long)plan->patches[i].off,
 			plan->patches[i].len, plan->patches[i].what);
+	if (plan->ins_len)
+		fprintf(f, "  insert 0x%llx %llu zero bytes (the input from there on follows them)\n",
+			(unsigned long long)plan->ins_at,
+			(unsigned long long)plan->ins_len);
 	if (plan->append_len)
 		fprintf(f, "  append 0x%llx %zu bytes at end of file\n",
-			(unsigned long long)plan->in_size, plan->append_len);
+			(unsigned long long)ebid_plan_body_end(plan),
+			plan->append_len);
 	if (plan->fill)
 		fprintf(f, "  id 0x%llx %zu\n", (unsigned long long)plan->id_off,
 			plan->id_len);

@@ -923,7 +923,7 @@ static const char *move_head(struct planner *p)
 	if (ebid_align_up(phend + ent, 4) + len > run_end) {
 		grow_end = ebid_align_up(dest_end, 4) + len;
 		if (grow_end > EBID_PAGE)
-			return "the freed bytes cannot take a program header and the note, and the first page has no room behind the first PT_LOAD";
+			return "too few bytes free for a program header and the note, and the first PT_LOAD runs past the first page";
 	}
 	for (i = 0; i < p->phnum; i++) {
 		const struct ebid_phdr *o = &p->phdrs[i];

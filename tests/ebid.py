@@ -443,6 +443,7 @@ def cmd_kernel(args):
 
 RANGE_RE = re.compile(r"^  (patch|append) 0x([0-9a-f]+) ([0-9]+) (\S.*)$")
 ID_RE = re.compile(r"^  id 0x([0-9a-f]+) ([0-9]+)$")
+INSERT_RE = re.compile(r"^  insert 0x([0-9a-f]+) ([0-9]+) zero bytes \(.*\)$")
 HEAD_RE = re.compile(r"^(\S.*): (\S.*)$")
 
 
@@ -463,7 +464,12 @@ def parse_dryrun(text):
         if m:
             ranges.append(("id", int(m.group(1), 16), int(m.group(2))))
             continue
-        raise BadInput("dry-run line %d is not a patch/append/id line: %r"
+        m = INSERT_RE.match(line)
+        if m:
+            ranges.append(("insert", int(m.group(1), 16), int(m.group(2))))
+            continue
+        raise BadInput("dry-run line %d is not a patch/append/insert/id "
+                       "line: %r"
                        % (n, line))
     return ranges
 
@@ -499,9 +505,23 @@ def cmd_diffranges(args):
     except OSError as e:
         raise BadInput("cannot read %s: %s" % (args[2], e.strerror))
     errors = []
+    # An inserted gap: the input from there on follows that many zeros,
+    # and every other range is an offset of the output.
+    inserts = [(off, length) for kind, off, length in ranges
+               if kind == "insert"]
+    if len(inserts) > 1:
+        errors.append("%d insert lines" % len(inserts))
+    if inserts:
+        at, gap = inserts[0]
+        if at > len(orig) or gap == 0 or gap % 4096:
+            errors.append("insert 0x%x+%d: not inside the input, or not "
+                          "whole pages" % (at, gap))
+        orig = orig[:at] + bytes(gap) + orig[at:]
     allowed = bytearray(max(len(orig), len(new)))
     append_end = len(orig)
     for kind, off, length in ranges:
+        if kind == "insert":
+            continue
         if length == 0:
             errors.append("%s range at 0x%x has length 0" % (kind, off))
         if kind == "patch" and off + length > len(orig):

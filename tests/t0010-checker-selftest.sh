@@ -127,6 +127,24 @@ printf 'x: add\n  id %s 20\n  bogus line\n' "$desc_off" >plan-bad
 expect_exit 2 python3 "$EBID_PY" diffranges "$FIXTURES/reserved" filled plan-bad
 t_end
 
+t_begin "diffranges: an inserted gap moves the rest of the input behind it"
+# filled with 4096 zero bytes inserted at 0x2000 (a copy judged against
+# filled itself: only the gap differs).
+head -c $((0x2000)) filled >gapped
+head -c 4096 /dev/zero >>gapped
+tail -c +$((0x2000 + 1)) filled >>gapped
+ins='  insert 0x2000 4096 zero bytes (the input from there on follows them)'
+printf 'x: add\n%s\n' "$ins" >plan-gap
+expect_exit 0 python3 "$EBID_PY" diffranges filled gapped plan-gap
+printf 'x: add\n  patch 0x0 4 e_ident\n' >plan-nogap
+expect_exit 1 python3 "$EBID_PY" diffranges filled gapped plan-nogap
+printf 'x: add\n%s\n' "${ins/0x2000/0x2008}" >plan-gap-off
+expect_exit 1 python3 "$EBID_PY" diffranges filled gapped plan-gap-off
+cp gapped gapped-dirty
+printf '\001' | dd of=gapped-dirty bs=1 seek=$((0x2000 + 100)) conv=notrunc status=none
+expect_exit 1 python3 "$EBID_PY" diffranges filled gapped-dirty plan-gap
+t_end
+
 # 32-bit and big-endian files: Go's `existing` cross-built (386: ELF32 LSB,
 # s390x: ELF64 MSB; the two code paths are independent of each other).
 cross=(existing-386 existing-s390x)

@@ -7,7 +7,7 @@
 require_tool
 require_fixtures "${VARIANTS[@]}"
 
-range_re='^  (patch 0x[0-9a-f]+ [0-9]+ [^ ].*|append 0x[0-9a-f]+ [0-9]+ [^ ].*|id 0x[0-9a-f]+ [0-9]+)$'
+range_re='^  (patch 0x[0-9a-f]+ [0-9]+ [^ ].*|append 0x[0-9a-f]+ [0-9]+ [^ ].*|insert 0x[0-9a-f]+ [0-9]+ zero bytes \(.*\)|id 0x[0-9a-f]+ [0-9]+)$'
 
 # dry_then_real CMD VARIANT [OPTIONS]: the dry run and the real run of CMD.
 # The plan is left in $plan.

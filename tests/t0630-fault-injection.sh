@@ -93,6 +93,19 @@ else
 	t_skip "move-note: the fault runs" "$movenote not built (make matrix)"
 fi
 
+# An lld executable without a build-id, whose plan inserts a gap and moves
+# .interp and the notes (insert-gap, move-head): the copy and the hash read
+# through the gap, the self-check reads every byte back. --in-place refuses
+# such a plan, so only the replace scenario runs.
+movehead=${EBID_MATRIX:-$TOP/build/matrix}/c-gcc-lld-pie-nobuildid
+if [ -f "$movehead" ]; then
+	fixture=$movehead label="move-head "
+	run_scenario replace
+	fixture=$FIXTURES/nobuildid label=
+else
+	t_skip "move-head: the fault runs" "$movehead not built (make matrix)"
+fi
+
 # The hash reads the input through mapped windows (src/mapped.c). Another
 # process truncating the file under a window makes the next touch of it
 # raise SIGBUS: each reader must say that the file shrank and exit with its

@@ -5,7 +5,8 @@
 # the original or the complete new file, a rerun converges on the result
 # of an undisturbed run, and removes the temporaries the killed run left.
 # The same with --in-place, where a torn file is allowed only while its
-# journal is there for the rerun to undo.
+# journal is there for the rerun to undo, and for an lld executable whose
+# plan inserts a gap (move-head).
 # make test: EBID_KILL_RUNS (default 30) and 10 with --in-place; make
 # robust (EBID_ROBUST_FULL=1): 200 and 50.
 . "$(dirname "$0")/lib.sh"
@@ -20,12 +21,13 @@ fi
 summary=$SCRATCH/summary.txt
 : >"$summary"
 
+fixture=$FIXTURES/nobuildid
 kills() { # LABEL RUNS [--in-place]
 	local label=$1 n=$2 problems=$SCRATCH/problems-$1.tsv
 	shift 2
 	: >"$problems"
 	python3 "$TOP/tests/robust/run_kills.py" --tool "$EBID" \
-		--fixture "$FIXTURES/nobuildid" --work "$SCRATCH/work" --runs "$n" \
+		--fixture "$fixture" --work "$SCRATCH/work" --runs "$n" \
 		--problems "$problems" --summary "$summary" "$@" \
 		>"$SCRATCH/run.out" 2>&1
 	local krc=$? want=0
@@ -57,6 +59,16 @@ kills() { # LABEL RUNS [--in-place]
 
 kills replace "$runs"
 kills in-place "$inplace_runs" --in-place
+# An lld executable (insert-gap, move-head): the 200 MiB behind the gap are
+# copied to other offsets than they had.
+movehead=${EBID_MATRIX:-$TOP/build/matrix}/c-gcc-lld-pie-nobuildid
+if [ -f "$movehead" ]; then
+	fixture=$movehead
+	kills move-head "$inplace_runs"
+	fixture=$FIXTURES/nobuildid
+else
+	t_skip "move-head: the kill runs" "$movehead not built (make matrix)"
+fi
 # Which temporaries a run removes: only ".NAME.ebid-XXXXXX" of a file it
 # writes, and only when no live run holds its lock. A tree run reads each
 # directory once for them, however many files it writes there.

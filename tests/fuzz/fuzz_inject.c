@@ -118,9 +118,16 @@ static void check_output(const uint8_t *in, size_t in_len,
 		finding("ebid_apply_mem failed on a plan ebid_plan_make made");
 	if (out_len != plan->out_size)
 		finding("output size is not the planned size");
-	for (i = 0; i < in_len && i < out_len; i++)
-		if (out[i] != in[i] && !in_plan(plan, i))
+	/* Behind an inserted gap, the input's bytes are moved up by it. */
+	for (i = 0; i < out_len && i < in_len + plan->ins_len; i++) {
+		int want = !plan->ins_len || i < plan->ins_at ? in[i]
+			   : i < plan->ins_at + plan->ins_len
+				   ? 0
+				   : in[i - plan->ins_len];
+
+		if (out[i] != want && !in_plan(plan, i))
 			finding("a byte outside the planned ranges changed");
+	}
 	osrc.mem = out;
 	osrc.size = out_len;
 	ret = ebid_elf_read(&new, &osrc, err, sizeof(err));
@@ -128,7 +135,7 @@ static void check_output(const uint8_t *in, size_t in_len,
 	if (ret)
 		finding("the output does not parse");
 	/* As the job's self-check does for a plan that moved a note. */
-	if (plan->actions & EBID_ACT_MOVE_NOTE) {
+	if (plan->actions & (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD)) {
 		ret = ebid_elf_read_note_syms(&new, &osrc, err, sizeof(err));
 		snprintf(cur_err, sizeof(cur_err), "%s", err);
 		if (ret)
@@ -138,6 +145,11 @@ static void check_output(const uint8_t *in, size_t in_len,
 	snprintf(cur_err, sizeof(cur_err), "%s", err);
 	if (ret)
 		finding("ebid_check_result rejects the output");
+	ret = ebid_check_moved_bytes(old, plan, &src, &osrc, id, err,
+				     sizeof(err));
+	snprintf(cur_err, sizeof(cur_err), "%s", err);
+	if (ret)
+		finding("ebid_check_moved_bytes rejects the output");
 	if (plan->fill && plan->hash) {
 		ret = ebid_hash_src(&osrc, plan->id_off, plan->id_len,
 				    plan->alg, id2, err, sizeof(err));

@@ -53,9 +53,11 @@ fuzz_pprof)
 	for v in plain sw pie nobuildid reserved existing; do
 		[ -f "$fixtures/$v" ] && head -c 65536 "$fixtures/$v" >"$out/seeds/$v.64k"
 	done
-	# A bfd executable without a build-id (move-note), when the matrix
-	# is built: whole, symbols and all (18 KiB).
-	for v in c-gcc-bfd-pie-nobuildid c-clang-gold-nopie-nobuildid; do
+	# Executables without a build-id, when the matrix is built: bfd and
+	# gold (move-note), lld and mold (insert-gap, move-head); whole,
+	# symbols and all (9 to 18 KiB).
+	for v in c-gcc-bfd-pie-nobuildid c-clang-gold-nopie-nobuildid \
+		c-gcc-lld-pie-nobuildid c-clang-mold-nopie-nobuildid; do
 		[ -f "$matrix/$v" ] && head -c 65536 "$matrix/$v" >"$out/seeds/$v.64k"
 	done
 	;;

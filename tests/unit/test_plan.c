@@ -1307,7 +1307,7 @@ static void same_reads(const char *name, const struct buf *b)
 		diag("memory: %d %s; fd: %d %s", mret, merr, fret, ferr);
 	}
 	if (!fret) {
-		char why[1200] = "";
+		char why[2400] = "";
 
 		if (!ok(view_agrees(&fe, b, why, sizeof(why)),
 			"%s: ebid_note_view judges the input's note as the "
