@@ -74,6 +74,14 @@ struct ebid_symref {
 };
 #define EBID_NOTE_SYMS_MAX 64
 
+/* An entry of the dynamic table (PT_DYNAMIC). */
+struct ebid_dynref {
+	uint64_t tag;
+	uint64_t val;           /* d_val or d_ptr */
+	uint64_t val_off;       /* file offset of that field */
+};
+#define EBID_DYN_MAX 512
+
 /* A note found in the file. */
 struct ebid_note {
 	bool present;
@@ -128,6 +136,15 @@ struct ebid_elf {
 	unsigned char *pad;
 	uint64_t pad_off;
 	size_t pad_len;
+	/*
+	 * The dynamic table, up to DT_NULL (read with note_syms): what a
+	 * moved .dynsym or .gnu.hash takes along. dyn_bad: there is a
+	 * PT_DYNAMIC but it could not be read whole (outside the file, or
+	 * more than EBID_DYN_MAX entries), so no dynamic table may move.
+	 */
+	struct ebid_dynref *dyn;
+	size_t ndyn;
+	bool dyn_bad;
 };
 #define EBID_PAD_MAX (64u << 10)
 
@@ -280,6 +297,9 @@ struct ebid_plan {
  */
 bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
 		     size_t shndx);
+
+/* Is the value of a dynamic entry with this tag an address (d_ptr)? */
+bool ebid_dyn_is_addr(uint64_t tag);
 
 /* Where input offset off is in the output of plan. */
 static inline uint64_t ebid_plan_outoff(const struct ebid_plan *plan,

@@ -44,6 +44,7 @@ void ebid_elf_release(struct ebid_elf *elf)
 	free(elf->head);
 	free(elf->note_syms);
 	free(elf->pad);
+	free(elf->dyn);
 	memset(elf, 0, sizeof(*elf));
 }
 
@@ -582,16 +583,30 @@ static int find_notes(struct ebid_elf *elf, const struct ebid_src *src,
 }
 
 /*
- * A section a plan may move: an allocated note, or .interp (anywhere: the
- * output's moved ones may lie past the first page).
+ * A section a plan may move: an allocated note, .interp or dynamic table
+ * (anywhere: the output's moved ones may lie past the first page).
  */
 static bool page_movable(const struct ebid_elf *elf, const struct ebid_shdr *s)
 {
 	(void)elf;
-	return (s->flags & SHF_ALLOC) &&
-	       (s->type == SHT_NOTE ||
-		(s->type == SHT_PROGBITS && s->name_str &&
-		 !strcmp(s->name_str, ".interp")));
+	if (!(s->flags & SHF_ALLOC))
+		return false;
+	switch (s->type) {
+	case SHT_NOTE:
+	case SHT_GNU_HASH:
+	case SHT_HASH:
+	case SHT_DYNSYM:
+	case SHT_GNU_versym:
+	case SHT_GNU_verneed:
+	case SHT_GNU_verdef:
+		return true;
+	case SHT_PROGBITS:
+		return s->name_str && !strcmp(s->name_str, ".interp");
+	case SHT_STRTAB:
+		return s->name_str && !strcmp(s->name_str, ".dynstr");
+	default:
+		return false;
+	}
 }
 
 /* The movable section that value lies in, or 0. */
@@ -616,6 +631,57 @@ static bool page_note(const struct ebid_elf *elf, size_t shndx)
 	return page_movable(elf, &elf->shdrs[shndx]);
 }
 
+/* Reads the dynamic table into elf->dyn (see struct ebid_elf). */
+static int read_dynamic(struct ebid_elf *elf, const struct ebid_src *src,
+			char *err, size_t errlen)
+{
+	size_t ent = elf->elfclass == 2 ? 16 : 8, w = ent / 2, i, n;
+	const struct ebid_phdr *ph = NULL;
+	unsigned char *buf;
+	int ret;
+
+	for (i = 0; i < elf->phnum && !ph; i++)
+		if (elf->phdrs[i].type == PT_DYNAMIC)
+			ph = &elf->phdrs[i];
+	if (!ph)
+		return 0;
+	if (ph->offset > elf->file_size ||
+	    ph->filesz > elf->file_size - ph->offset ||
+	    ph->filesz / ent > EBID_DYN_MAX) {
+		elf->dyn_bad = true;
+		return 0;
+	}
+	n = (size_t)(ph->filesz / ent);
+	buf = malloc(n * ent + 1);
+	elf->dyn = calloc(n + 1, sizeof(*elf->dyn));
+	if (!buf || !elf->dyn) {
+		free(buf);
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	}
+	ret = ebid_src_read(src, ph->offset, buf, n * ent);
+	if (ret) {
+		free(buf);
+		return ebid_err(err, errlen, ret,
+				"cannot read the dynamic table: %s",
+				strerror(-ret));
+	}
+	for (i = 0; i < n; i++) {
+		struct ebid_dynref *d = &elf->dyn[elf->ndyn];
+
+		d->tag = ebid_get(buf + i * ent, w, elf->data);
+		d->val = ebid_get(buf + i * ent + w, w, elf->data);
+		d->val_off = ph->offset + i * ent + w;
+		if (d->tag == DT_NULL)
+			break;
+		elf->ndyn++;
+	}
+	/* No DT_NULL: the table runs on past its segment. */
+	if (i == n)
+		elf->dyn_bad = true;
+	free(buf);
+	return 0;
+}
+
 /*
  * Records every symbol of a note section (or .interp) in the first page,
  * or pointing into one (an absolute symbol, say): what a moved note takes
@@ -634,6 +700,9 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 	if (elf->note_syms_read)
 		return 0;
 	elf->note_syms_read = true;
+	ret = read_dynamic(elf, src, err, errlen);
+	if (ret)
+		return ret;
 	for (i = 1; i < elf->shnum; i++)
 		if (page_note(elf, i))
 			any++;

@@ -288,7 +288,21 @@ static const char *check_moved_head(const struct ebid_elf *old,
 		if (new->head[to + j] != old->head[from + j])
 			return "the moved run's bytes are not the same at its new place";
 	if (!same_note_syms(old, new, plan))
-		return "a symbol of .interp or a note did not move with it, or another one changed (or the symbols were not read)";
+		return "a symbol of a moved section did not move with it, or another one changed (or the symbols were not read)";
+	/* The dynamic table: the moved tables' entries moved, no other one. */
+	if (old->dyn_bad || new->dyn_bad || old->ndyn != new->ndyn)
+		return "the dynamic table is not the input's";
+	for (i = 0; i < old->ndyn; i++) {
+		const struct ebid_dynref *a = &old->dyn[i], *b = &new->dyn[i];
+		bool moved = ebid_dyn_is_addr(a->tag) &&
+			     a->val >= ol->vaddr + from &&
+			     a->val - (ol->vaddr + from) < size;
+
+		if (b->tag != a->tag ||
+		    b->val_off != ebid_plan_outoff(plan, a->val_off) ||
+		    b->val != a->val + (moved ? to - from : 0))
+			return "a dynamic entry did not move with its table, or another one changed";
+	}
 	return NULL;
 }
 

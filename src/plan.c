@@ -725,6 +725,103 @@ bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
 	       s->offset + s->size <= plan->head_from + plan->head_size;
 }
 
+#define EBID_HEAD_CAND_MAX 256
+
+/*
+ * The DT_ tag that holds the address of a dynamic table section (the
+ * dynamic loader reads it only through that entry), or 0.
+ */
+static uint64_t dyn_tag_of(const struct ebid_shdr *s)
+{
+	if (!(s->flags & EBID_SHF_ALLOC))
+		return 0;
+	switch (s->type) {
+	case 0x6ffffff6: return 0x6ffffef5;     /* .gnu.hash: DT_GNU_HASH */
+	case 5: return 4;                       /* .hash: DT_HASH */
+	case 11: return 6;                      /* .dynsym: DT_SYMTAB */
+	case 0x6fffffff: return 0x6ffffff0;     /* .gnu.version: DT_VERSYM */
+	case 0x6ffffffe: return 0x6ffffffe;     /* .gnu.version_r: DT_VERNEED */
+	case 0x6ffffffd: return 0x6ffffffc;     /* .gnu.version_d: DT_VERDEF */
+	case 3:                                 /* .dynstr: DT_STRTAB */
+		return s->name_str && !strcmp(s->name_str, ".dynstr") ? 5 : 0;
+	default: return 0;
+	}
+}
+
+/* How many entries of the dynamic table give section s's address. */
+static size_t dyn_refs(const struct ebid_elf *elf, const struct ebid_shdr *s)
+{
+	size_t i, n = 0;
+
+	if (elf->dyn_bad)
+		return 0;
+	for (i = 0; i < elf->ndyn; i++)
+		if (elf->dyn[i].tag == dyn_tag_of(s) &&
+		    elf->dyn[i].val == s->addr)
+			n++;
+	return n;
+}
+
+bool ebid_dyn_is_addr(uint64_t tag)
+{
+	/* DT_VALRNGLO..DT_VALRNGHI: values, not addresses. */
+	if (tag >= 0x6ffffd00 && tag <= 0x6ffffdff)
+		return false;
+	switch (tag) {
+	case 0:  /* DT_NULL */
+	case 1:  /* DT_NEEDED */
+	case 2:  /* DT_PLTRELSZ */
+	case 8:  /* DT_RELASZ */
+	case 9:  /* DT_RELAENT */
+	case 10: /* DT_STRSZ */
+	case 11: /* DT_SYMENT */
+	case 14: /* DT_SONAME */
+	case 15: /* DT_RPATH */
+	case 16: /* DT_SYMBOLIC */
+	case 18: /* DT_RELSZ */
+	case 19: /* DT_RELENT */
+	case 20: /* DT_PLTREL */
+	case 22: /* DT_TEXTREL */
+	case 24: /* DT_BIND_NOW */
+	case 27: /* DT_INIT_ARRAYSZ */
+	case 28: /* DT_FINI_ARRAYSZ */
+	case 29: /* DT_RUNPATH */
+	case 30: /* DT_FLAGS */
+	case 33: /* DT_PREINIT_ARRAYSZ */
+	case 35: /* DT_RELRSZ */
+	case 37: /* DT_RELRENT */
+	case 0x6ffffff9: /* DT_RELACOUNT */
+	case 0x6ffffffa: /* DT_RELCOUNT */
+	case 0x6ffffffb: /* DT_FLAGS_1 */
+	case 0x6ffffffd: /* DT_VERDEFNUM */
+	case 0x6fffffff: /* DT_VERNEEDNUM */
+	case 0x7ffffffd: /* DT_AUXILIARY */
+	case 0x7fffffff: /* DT_FILTER */
+		return false;
+	default:
+		/* Any other tag is taken for an address: the safe side. */
+		return true;
+	}
+}
+
+/* Is d the entry of a dynamic table section in [from, to) at its start? */
+static bool dyn_names_table(const struct ebid_elf *elf,
+			    const struct ebid_dynref *d, uint64_t from,
+			    uint64_t to)
+{
+	size_t i;
+
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type != EBID_SHT_NOBITS && s->size && s->offset >= from &&
+		    s->offset + s->size <= to && dyn_tag_of(s) == d->tag &&
+		    s->addr == d->val)
+			return true;
+	}
+	return false;
+}
+
 /* A section move_head() may move: .interp, or an allocated note. */
 static bool head_movable(const struct ebid_shdr *s)
 {
@@ -795,7 +892,8 @@ static const char *move_head(struct planner *p)
 	const struct ebid_elf *elf = p->elf;
 	size_t ent = phent_of(elf), li = 0, i, n = 0;
 	uint64_t phend = elf->phoff + (uint64_t)elf->phnum * ent;
-	uint64_t run_end = phend, stop = UINT64_MAX, next = UINT64_MAX;
+	uint64_t run_end = phend, next = UINT64_MAX;
+	size_t cand[EBID_HEAD_CAND_MAX], ncand = 0, k, tables = 0;
 	uint64_t m = 1, delta, dest, dest_end, grow_end, addr_lo, addr_hi;
 	uint64_t len = ebid_gnu_note_size(p->desc_len), ins = 0, j;
 	struct ebid_phdr *load = NULL;
@@ -815,36 +913,47 @@ static const char *move_head(struct planner *p)
 		return "the first PT_LOAD has bytes in memory beyond the file";
 	if (!elf->note_syms_read || elf->note_syms_over)
 		return "the symbols of .interp and the notes are not all known (more than 64, an extended index, or a table outside the file)";
-	/* The run: movable sections from the program headers to the first other one. */
+	/*
+	 * The run, in file order from the program headers: .interp and the
+	 * notes, then dynamic tables (.gnu.hash, .dynsym, ...) only while the
+	 * bytes freed so far cannot take a program header.
+	 */
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
 
 		if (s->type == EBID_SHT_NOBITS || !s->size ||
-		    s->offset + s->size <= phend || head_movable(s))
+		    s->offset + s->size <= phend || s->offset >= elf->head_len)
 			continue;
-		if (s->offset < stop)
-			stop = s->offset;
+		if (s->offset < phend)
+			return "a section overlaps the program headers";
+		if (ncand == EBID_HEAD_CAND_MAX)
+			return "too many sections in the first page";
+		for (k = ncand++; k && elf->shdrs[cand[k - 1]].offset > s->offset;
+		     k--)
+			cand[k] = cand[k - 1];
+		cand[k] = i;
 	}
-	if (elf->shoff + (uint64_t)elf->shnum * shent_of(elf) > phend &&
-	    elf->shoff < stop)
-		stop = elf->shoff;
-	for (i = 1; i < elf->shnum; i++) {
-		const struct ebid_shdr *s = &elf->shdrs[i];
+	for (k = 0; k < ncand; k++) {
+		const struct ebid_shdr *s = &elf->shdrs[cand[k]];
+		bool table = !head_movable(s) && dyn_tag_of(s);
 
-		if (s->type == EBID_SHT_NOBITS || !s->size || s->offset >= stop ||
-		    s->offset + s->size <= phend)
-			continue;
-		if (!head_movable(s) || s->offset < phend ||
-		    s->offset + s->size > stop)
-			return "a section other than .interp and the notes lies between them";
+		if (!head_movable(s) && !(table && s->offset - phend < ent))
+			break;
+		if (s->offset < run_end)
+			return "sections overlap among .interp and the notes";
 		if (s->addr != load->vaddr + s->offset)
 			return "a note or .interp is not mapped where the first PT_LOAD maps its bytes";
-		if (s->offset + s->size > run_end)
-			run_end = s->offset + s->size;
+		if (table && (s->addralign > 8 || dyn_refs(elf, s) != 1))
+			return "a dynamic table to move is not named once by its DT_ entry (or the dynamic table is unreadable)";
+		run_end = s->offset + s->size;
 		if (s->addralign > m)
 			m = s->addralign;
 		n++;
+		tables += table;
 	}
+	if (elf->shoff < run_end &&
+	    elf->shoff + (uint64_t)elf->shnum * shent_of(elf) > phend)
+		return "the section header table lies among .interp and the notes";
 	if (!n)
 		return "no .interp or note follows the program headers";
 	if (run_end > load->filesz || run_end > elf->head_len)
@@ -859,11 +968,11 @@ static const char *move_head(struct planner *p)
 	}
 	for (j = phend; j < run_end; j++)
 		if (elf->head[j] && p->map[j] == B_USED) {
-			size_t k;
+			size_t sec;
 			bool in = false;
 
-			for (k = 1; k < elf->shnum && !in; k++) {
-				const struct ebid_shdr *s = &elf->shdrs[k];
+			for (sec = 1; sec < elf->shnum && !in; sec++) {
+				const struct ebid_shdr *s = &elf->shdrs[sec];
 
 				in = s->type != EBID_SHT_NOBITS &&
 				     j >= s->offset && j < s->offset + s->size;
@@ -908,6 +1017,21 @@ static const char *move_head(struct planner *p)
 			return "a symbol of another section points into .interp or the notes";
 		if (own && (r->dynamic || r->info >> 4 != 0))
 			return "a global or dynamic symbol names .interp or a note";
+	}
+	/*
+	 * The dynamic table: a moved table's own entry moves with it; no
+	 * other address in it may point into the run.
+	 */
+	if (elf->dyn_bad)
+		return "the dynamic table cannot be read whole";
+	for (i = 0; i < elf->ndyn; i++) {
+		const struct ebid_dynref *d = &elf->dyn[i];
+
+		if (!ebid_dyn_is_addr(d->tag) || d->val < addr_lo ||
+		    d->val >= addr_hi)
+			continue;
+		if (!dyn_names_table(elf, d, phend, run_end))
+			return "a dynamic entry points into .interp or the notes";
 	}
 
 	/* Where the run goes: behind the first PT_LOAD, its alignment kept. */
@@ -974,7 +1098,7 @@ static const char *move_head(struct planner *p)
 
 	/* The plan. */
 	ret = add_patch(p, dest, elf->head + phend, (size_t)(run_end - phend),
-			".interp and notes moved (new place)");
+			"moved sections (new place)");
 	for (i = 0; !ret && i < elf->n_note_syms; i++) {
 		const struct ebid_symref *r = &elf->note_syms[i];
 		unsigned char buf[8];
@@ -987,6 +1111,21 @@ static const char *move_head(struct planner *p)
 		ebid_put(buf, w, r->value + delta, elf->data);
 		ret = add_patch(p, r->value_off + (r->value_off >= next ? ins : 0),
 				buf, w, "symbol value (moved)");
+	}
+	for (i = 0; !ret && tables && i < elf->ndyn; i++) {
+		const struct ebid_dynref *d = &elf->dyn[i];
+		unsigned char buf[8];
+		size_t w = elf->elfclass == 2 ? 8 : 4;
+		char what[64];
+
+		if (!ebid_dyn_is_addr(d->tag) || d->val < addr_lo ||
+		    d->val >= addr_hi)
+			continue;
+		ebid_put(buf, w, d->val + delta, elf->data);
+		snprintf(what, sizeof(what), "dynamic entry (tag 0x%llx, moved)",
+			 (unsigned long long)d->tag);
+		ret = add_patch(p, d->val_off + (d->val_off >= next ? ins : 0),
+				buf, w, what);
 	}
 	if (ret)
 		return "out of memory";
@@ -1422,7 +1561,7 @@ static int emit_released(struct planner *p)
 				i >= p->plan->head_from &&
 						j <= p->plan->head_from +
 							     p->plan->head_size
-					? ".interp and notes, old place (cleared)"
+					? "moved sections, old place (cleared)"
 					: "old section header table (cleared)");
 		if (ret)
 			return ret;
@@ -1511,6 +1650,23 @@ static bool moved_own(const struct planner *p, const struct ebid_patch *pt,
 			       pt->len == plan->moved_size;
 		/* move-head: its old place is dead, cleared and reused. */
 		return true;
+	}
+	if (s->type == 6 /* SHT_DYNAMIC */ &&
+	    (plan->actions & EBID_ACT_MOVE_HEAD)) {
+		const struct ebid_phdr *load = &elf->phdrs[plan->grown_load];
+		uint64_t lo = load->vaddr + plan->head_from;
+		size_t i;
+
+		for (i = 0; i < elf->ndyn; i++) {
+			const struct ebid_dynref *d = &elf->dyn[i];
+
+			if (ebid_dyn_is_addr(d->tag) && d->val >= lo &&
+			    d->val - lo < plan->head_size &&
+			    pt->off == ebid_plan_outoff(plan, d->val_off) &&
+			    pt->len == (elf->elfclass == 2 ? 8u : 4u))
+				return true;
+		}
+		return false;
 	}
 	if (s->type != 2 /* SHT_SYMTAB */ && s->type != 11 /* SHT_DYNSYM */)
 		return false;

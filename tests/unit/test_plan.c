@@ -2148,6 +2148,7 @@ static void move_head_tampered(const char *name, const struct buf *in)
 	    ".interp's sh_addr left at the old address",
 	    "a byte behind the gap changed",
 	    "the next PT_LOAD's p_offset not moved by the gap",
+	    "a moved table's dynamic entry left at the old address",
 	};
 	struct req inj = REQ("inject", EBID_MODE_INJECT);
 	struct ebid_opts o = opts_of(&inj);
@@ -2258,8 +2259,18 @@ static void move_head_tampered(const char *name, const struct buf *in)
 				}
 			}
 			break;
+		case 8:
+			for (i = 0; i < plan.npatches; i++)
+				if (strstr(plan.patches[i].what, "dynamic entry")) {
+					memcpy(t.p + plan.patches[i].off,
+					       in->p + in_off(&plan,
+							      plan.patches[i].off),
+					       plan.patches[i].len);
+					done = true;
+				}
+			break;
 		}
-		if (!done && (k == 4 || k == 5 || k == 6 || k == 7)) {
+		if (!done && k != 1 && k != 2 && k != 3) {
 			printf("# %s: nothing to tamper with for %s\n", name,
 			       how[k]);
 			buf_free(&t);
@@ -2415,7 +2426,13 @@ static void matrix(const char *dir)
 	    {"go-amd64-linkext-nobuildid", 0,
 	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
 	    {"c-gcc-lld-static-nobuildid", -EBID_ENOROOM, NULL, false},
-	    {"c-gcc-bfd-shlib-nobuildid", -EBID_ENOROOM, NULL, false},
+	    {"c-gcc-bfd-shlib-nobuildid", 0,
+	     "add-note,fill,add-pt-note,add-section-name,move-head", true},
+	    {"c-gcc-lld-shlib-nobuildid", 0,
+	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+	     false},
+	    {"go-amd64-cshared-nobuildid", 0,
+	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
 	    {"c-gcc-bfd-pie-bzero", 0, "fill", true},
 	    {"c-clang-lld-pie-bzero", 0, "fill", false},
 	    {"c-gcc-lld-shlib-buildid", 0, "unchanged", false},
