@@ -45,6 +45,13 @@ for f in $small; do inputs+=("$f"); done
 for f in "$TOP"/tests/fuzz/regress/*; do
 	case $f in *.md) ;; *) inputs+=("$f") ;; esac
 done
+# Small executables and a library whose plans move a note (move-note) or
+# the sections after the program headers (move-head, with insert-gap for
+# lld), when the matrix is built.
+for v in c-gcc-bfd-pie-nobuildid c-gcc-lld-pie-nobuildid c-gcc-bfd-shlib-nobuildid; do
+	f=${EBID_MATRIX:-$TOP/build/matrix}/$v
+	[ -f "$f" ] && inputs+=("$f")
+done
 
 # Every command on the small inputs and three Go fixtures; inject and
 # verify on the other Go fixtures (memcheck runs them about 50 times

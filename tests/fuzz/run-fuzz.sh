@@ -54,10 +54,12 @@ fuzz_pprof)
 		[ -f "$fixtures/$v" ] && head -c 65536 "$fixtures/$v" >"$out/seeds/$v.64k"
 	done
 	# Executables without a build-id, when the matrix is built: bfd and
-	# gold (move-note), lld and mold (insert-gap, move-head); whole,
+	# gold (move-note), lld and mold (insert-gap, move-head), a bfd library
+	# (move-head with its dynamic tables); whole,
 	# symbols and all (9 to 18 KiB).
 	for v in c-gcc-bfd-pie-nobuildid c-clang-gold-nopie-nobuildid \
-		c-gcc-lld-pie-nobuildid c-clang-mold-nopie-nobuildid; do
+		c-gcc-lld-pie-nobuildid c-clang-mold-nopie-nobuildid \
+		c-gcc-bfd-shlib-nobuildid; do
 		[ -f "$matrix/$v" ] && head -c 65536 "$matrix/$v" >"$out/seeds/$v.64k"
 	done
 	;;
