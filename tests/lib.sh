@@ -252,6 +252,36 @@ expect_one_error_line() { # FILE
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# eu-elflint --gnu-ld's report on FILE, with FILE's name taken out.
+elflint_of() { # FILE
+	eu-elflint --gnu-ld "$1" 2>&1 | sed "s|$(re_quote "$1")|FILE|g"
+}
+
+# The same, with the program header numbers of an input mapped to those of
+# an output that has a new one at index NEW: every entry at or after NEW
+# moves up by one. "program header entry N", "phdr[N]", "loadable segment
+# [N]" and "GNU_RELRO [N]" are the forms elflint gives them.
+elflint_renumbered() { # FILE NEW-INDEX
+	elflint_of "$1" |
+		perl -pe 'my $k = '"$2"';
+			s/(program header entry |phdr\[|loadable segment \[|GNU_RELRO \[)(\d+)/$1 . ($2 >= $k ? $2 + 1 : $2)/ge'
+}
+
+# The index of the PT_NOTE over FILE's .note.gnu.build-id, or nothing.
+new_note_pt() { # FILE
+	local off i type poff
+	off=$(readelf -SW "$1" | sed -n 's/.* \.note\.gnu\.build-id  *NOTE  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+	[ -n "$off" ] || return 0
+	while read -r i type poff; do
+		if [ "$type" = NOTE ] && [ $((poff)) = $((0x$off)) ]; then
+			echo "$i"
+			return 0
+		fi
+	done < <(readelf -lW "$1" | awk '/^Program Headers:/ { on = 1; next }
+		on && /^ *$/ { exit }
+		on && $1 ~ /^[A-Z]/ && $1 != "Type" { print n++, $1, $2 }')
+}
+
 # file_state FILE: inode, mtime (ns) and size, to show a file was not rewritten.
 file_state() { stat -c '%i %.9Y %s' -- "$1"; }
 
