@@ -69,12 +69,18 @@ static void check_plan_shape(const struct ebid_plan *plan)
 			finding("empty patch");
 		if (pt->off < prev_end)
 			finding("patches overlap or are not sorted");
-		if (pt->off > plan->in_size || pt->len > plan->in_size - pt->off)
+		/* The input's bytes in the output: with an inserted gap. */
+		if (pt->off > plan->in_size + plan->ins_len ||
+		    pt->len > plan->in_size + plan->ins_len - pt->off)
 			finding("patch lies past the end of the input");
 		prev_end = pt->off + pt->len;
 	}
-	if (plan->out_size != plan->in_size + plan->append_len)
-		finding("out_size is not in_size plus the append");
+	if (plan->ins_len && (!(plan->actions & EBID_ACT_INSERT) ||
+			      plan->ins_at > plan->in_size ||
+			      plan->ins_len % 4096 || plan->ins_len > (64u << 10)))
+		finding("a gap that is not whole pages inside the input");
+	if (plan->out_size != plan->in_size + plan->ins_len + plan->append_len)
+		finding("out_size is not in_size plus the gap and the append");
 	if (plan->append_len && !plan->append)
 		finding("append length without bytes");
 	if (plan->fill && (plan->id_len == 0 || plan->id_len > EBID_MAX_ID ||
