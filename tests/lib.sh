@@ -405,8 +405,14 @@ perf_record_works() {
 # the id between < and >, or "none" when the record has device and inode
 # numbers instead. Empty output when no MMAP2 record names BIN. The data
 # stays in $SCRATCH/.perf.data for perf report.
-mmap2_id() {
+mmap2_id() { mmap2_id_of "$1" "$@"; }
+
+# mmap2_id_of FILE CMD...: the same for a FILE that CMD maps without being
+# it, such as a shared library a loader opens (FILE as the kernel names it:
+# an absolute path without symbolic links).
+mmap2_id_of() {
 	local bin=$1 data=$SCRATCH/.perf.data line
+	shift
 	perf_rec "$data" "$@" || {
 		echo "perf-record-failed: $(head -n 1 "$SCRATCH/.perf.out")"
 		return 1
