@@ -900,7 +900,7 @@ static const char *move_head(struct planner *p)
 	int ret;
 
 	if (p->opts->no_move)
-		return "--no-move forbids moving .interp and the notes";
+		return "--no-move forbids moving them";
 	for (i = 0; i < p->phnum; i++)
 		if (p->phdrs[i].type == EBID_PT_LOAD && !p->phdrs[i].offset) {
 			load = &p->phdrs[i];
@@ -912,7 +912,7 @@ static const char *move_head(struct planner *p)
 	if (load->filesz != load->memsz)
 		return "the first PT_LOAD has bytes in memory beyond the file";
 	if (!elf->note_syms_read || elf->note_syms_over)
-		return "the symbols of .interp and the notes are not all known (more than 64, an extended index, or a table outside the file)";
+		return "their symbols are not all known (more than 64, an extended index, or a table outside the file)";
 	/*
 	 * The run, in file order from the program headers: .interp and the
 	 * notes, then dynamic tables (.gnu.hash, .dynsym, ...) only while the
@@ -940,7 +940,7 @@ static const char *move_head(struct planner *p)
 		if (!head_movable(s) && !(table && s->offset - phend < ent))
 			break;
 		if (s->offset < run_end)
-			return "sections overlap among .interp and the notes";
+			return "sections overlap among them";
 		if (s->addr != load->vaddr + s->offset)
 			return "a note or .interp is not mapped where the first PT_LOAD maps its bytes";
 		if (table && (s->addralign > 8 || dyn_refs(elf, s) != 1))
@@ -953,9 +953,9 @@ static const char *move_head(struct planner *p)
 	}
 	if (elf->shoff < run_end &&
 	    elf->shoff + (uint64_t)elf->shnum * shent_of(elf) > phend)
-		return "the section header table lies among .interp and the notes";
+		return "the section header table lies among them";
 	if (!n)
-		return "no .interp or note follows the program headers";
+		return "no .interp, note or dynamic table follows the program headers";
 	if (run_end > load->filesz || run_end > elf->head_len)
 		return "the notes after the program headers lie outside the first PT_LOAD";
 	/* Empty sections there would be left pointing at other bytes. */
@@ -964,7 +964,7 @@ static const char *move_head(struct planner *p)
 
 		if ((s->type == EBID_SHT_NOBITS || !s->size) && s->type &&
 		    s->offset >= phend && s->offset < run_end)
-			return "an empty section lies among .interp and the notes";
+			return "an empty section lies among them";
 	}
 	for (j = phend; j < run_end; j++)
 		if (elf->head[j] && p->map[j] == B_USED) {
@@ -978,7 +978,7 @@ static const char *move_head(struct planner *p)
 				     j >= s->offset && j < s->offset + s->size;
 			}
 			if (!in)
-				return "bytes among .interp and the notes belong to no section";
+				return "bytes among them belong to no section";
 		}
 	/* Their program headers: within the run, and of the kinds known. */
 	for (i = 0; i < p->phnum; i++) {
@@ -988,15 +988,15 @@ static const char *move_head(struct planner *p)
 		    ph->offset + ph->filesz <= phend)
 			continue;
 		if (ph->type == EBID_PT_LOAD)
-			return "another PT_LOAD maps .interp or the notes";
+			return "another PT_LOAD maps them";
 		if (ph->type != 3 /* PT_INTERP */ && ph->type != EBID_PT_NOTE &&
 		    ph->type != 0x6474e553 /* PT_GNU_PROPERTY */)
-			return "a program header other than PT_INTERP, PT_NOTE or PT_GNU_PROPERTY covers .interp or the notes";
+			return "a program header other than PT_INTERP, PT_NOTE or PT_GNU_PROPERTY covers them";
 		if (ph->offset < phend || ph->offset + ph->filesz > run_end ||
 		    ph->memsz != ph->filesz ||
 		    ph->vaddr != load->vaddr + ph->offset ||
 		    ph->paddr != load->paddr + ph->offset)
-			return "a program header covers .interp or the notes and more";
+			return "a program header covers them and more";
 		if (ph->align > m)
 			m = ph->align;
 	}
@@ -1014,9 +1014,9 @@ static const char *move_head(struct planner *p)
 			   elf->shdrs[r->shndx].offset < run_end;
 
 		if (!own && r->value >= addr_lo && r->value < addr_hi)
-			return "a symbol of another section points into .interp or the notes";
+			return "a symbol of another section points into them";
 		if (own && (r->dynamic || r->info >> 4 != 0))
-			return "a global or dynamic symbol names .interp or a note";
+			return "a global or dynamic symbol names one of them";
 	}
 	/*
 	 * The dynamic table: a moved table's own entry moves with it; no
@@ -1031,7 +1031,7 @@ static const char *move_head(struct planner *p)
 		    d->val >= addr_hi)
 			continue;
 		if (!dyn_names_table(elf, d, phend, run_end))
-			return "a dynamic entry points into .interp or the notes";
+			return "a dynamic entry points into them";
 	}
 
 	/* Where the run goes: behind the first PT_LOAD, its alignment kept. */
@@ -1213,7 +1213,7 @@ static int place_new_note(struct planner *p)
 				ret = place_name(p);
 			return ret;
 		}
-		/* Or .interp and the notes move, making room for both. */
+		/* Or the sections after the program headers move, making room. */
 		head_why = move_head(p);
 		if (head_why) {
 			const char *at = strstr(why, "the note: ");
@@ -1226,7 +1226,7 @@ static int place_new_note(struct planner *p)
 			if (semi)
 				*semi = '\0';
 			snprintf(all + strlen(all), sizeof(all) - strlen(all),
-				 "; no note can move: %s; .interp and the notes cannot move: %s",
+				 "; no note can move: %s; the sections after the program headers cannot move: %s",
 				 move_why, head_why);
 			return no_room(p, all);
 		}

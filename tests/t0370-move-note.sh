@@ -47,7 +47,7 @@ for s in "${shapes[@]}"; do
 	t_begin "$s: --no-move refuses it, naming the rule and a linker flag; file untouched"
 	expect_exit 2 "$EBID" inject --no-move "$f"
 	expect_one_error_line "$f"
-	expect_match "message" "$err" "no note can move: --no-move forbids moving a note; \\.interp and the notes cannot move: --no-move forbids moving \\.interp and the notes; relink with -Wl,--build-id"
+	expect_match "message" "$err" "no note can move: --no-move forbids moving a note; the sections after the program headers cannot move: --no-move forbids moving them; relink with -Wl,--build-id"
 	expect_true "file changed" cmp -s "$orig" "$f"
 	t_end
 

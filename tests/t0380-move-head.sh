@@ -91,19 +91,7 @@ symtab() { # FILE
 		on && $1 ~ /^[0-9]+:$/ { print $1, $2, $3, $4, $5, $7, $8 }'
 }
 
-# An eu-elflint report with the program header numbers of the original
-# mapped to the output's: every entry at or after NEW moves up by one.
-# "program header entry N", "phdr[N]", "loadable segment [N]" and
-# "GNU_RELRO [N]" are the forms elflint gives them.
-elflint_renumbered() { # FILE NEW-INDEX
-	eu-elflint --gnu-ld "$1" 2>&1 | sed "s|$(re_quote "$1")|FILE|g" |
-		perl -pe 'my $k = '"$2"';
-			s/(program header entry |phdr\[|loadable segment \[|GNU_RELRO \[)(\d+)/$1 . ($2 >= $k ? $2 + 1 : $2)/ge'
-}
-
-elflint_of() { # FILE
-	eu-elflint --gnu-ld "$1" 2>&1 | sed "s|$(re_quote "$1")|FILE|g"
-}
+# elflint_of and elflint_renumbered are in tests/lib.sh.
 
 # What running FILE prints (stdout and stderr) and its exit status: a
 # program runs with the arguments a b c, a library is loaded by the loader.
@@ -282,7 +270,7 @@ for s in "${shapes[@]}"; do
 	t_begin "$s: --no-move refuses it, naming the rule and a linker flag; file untouched"
 	expect_exit 2 "$EBID" inject --no-move "$f"
 	expect_one_error_line "$f"
-	expect_match "message" "$err" "\.interp and the notes cannot move: --no-move forbids"
+	expect_match "message" "$err" "the sections after the program headers cannot move: --no-move forbids moving them"
 	expect_match "message" "$err" "$flag_re"
 	expect_true "file changed" cmp -s "$orig" "$f"
 	t_end

@@ -2383,7 +2383,7 @@ static void move_note_refused(const char *name, const struct buf *in)
 		if (k == 0)
 			ok(ret == -EBID_ENOROOM &&
 				   strstr(err, "no note can move: ") &&
-				   strstr(err, "a global or dynamic symbol names"),
+				   strstr(err, "a global or dynamic symbol names one of them"),
 			   "%s: %s: refused, naming why no note can move, nor "
 			   ".interp and the notes",
 			   name, how[k]);
