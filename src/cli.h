@@ -95,6 +95,7 @@ struct result {
 	char sha256[65];
 	char *dest;                     /* link: where it went (owned) */
 	char *text;                     /* --dry-run listing (owned) */
+	char actions[160];              /* the plan's action words, for -v */
 	unsigned long long dev, ino;
 	bool alias;                     /* another name of a listed inode */
 };

@@ -120,6 +120,8 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		goto out;
 	}
 	r->outcome = outcome_of(&job.plan);
+	if (job.plan.actions)
+		ebid_plan_describe(&job.plan, r->actions, sizeof(r->actions));
 	ebid_hex(r->id, job.id, job.id_len);
 	fill_elf_facts(r, &job.elf);
 	r->size = (unsigned long long)job.plan.out_size;
@@ -148,9 +150,11 @@ static void job_print(const struct cli *cli, struct result *r)
 			fputs(r->text, stdout);
 		return;
 	}
+	/* -v names what was done: the action words of --dry-run. */
 	if (cli->verbose)
-		fprintf(stderr, "%s: '%s': %s\n", progname, r->path,
-			outcome_word(r->outcome));
+		fprintf(stderr, "%s: '%s': %s%s%s%s\n", progname, r->path,
+			outcome_word(r->outcome), r->actions[0] ? " (" : "",
+			r->actions, r->actions[0] ? ")" : "");
 	if (!cli->quiet)
 		printf("%s  %s\n", r->id, shown);
 }

@@ -38,6 +38,11 @@ for opt in -v --verbose; do
 	expect_exit 0 "$EBID" inject "$opt" "$f"
 	expect_eq "stdout" "$out" "$want  $f"
 	[ -n "$err" ] || t_fail "nothing on stderr"
+	# What was done, with the action words of --dry-run.
+	h=$(copy_fixture plain "$SCRATCH/$opt/dry/plain")
+	words=$("$EBID" inject -n "$h" 2>/dev/null | head -n 1)
+	expect_match "dry-run words" "${words#"$h": }" "^add-note,fill"
+	expect_eq "stderr" "$err" "elf-buildid: '$f': injected (${words#"$h": })"
 	expect_same_file "bytes" "$f" "$g"
 	t_end
 done
