@@ -635,17 +635,42 @@ static bool page_note(const struct ebid_elf *elf, size_t shndx)
 static int read_dynamic(struct ebid_elf *elf, const struct ebid_src *src,
 			char *err, size_t errlen)
 {
-	size_t ent = elf->elfclass == 2 ? 16 : 8, w = ent / 2, i, n;
+	size_t ent = elf->elfclass == 2 ? 16 : 8, w = ent / 2, i, n, seen = 0;
 	const struct ebid_phdr *ph = NULL;
+	bool mapped = false;
 	unsigned char *buf;
 	int ret;
 
-	for (i = 0; i < elf->phnum && !ph; i++)
-		if (elf->phdrs[i].type == PT_DYNAMIC)
+	for (i = 0; i < elf->phnum; i++)
+		if (elf->phdrs[i].type == PT_DYNAMIC) {
 			ph = &elf->phdrs[i];
+			seen++;
+		}
 	if (!ph)
 		return 0;
-	if (ph->offset > elf->file_size ||
+	/*
+	 * glibc's loader reads the table at p_vaddr, from the last
+	 * PT_DYNAMIC: the bytes read here must be those. One PT_DYNAMIC,
+	 * whose p_offset a PT_LOAD maps to its p_vaddr, and the same place
+	 * as a SHT_DYNAMIC section's.
+	 */
+	for (i = 0; i < elf->phnum; i++) {
+		const struct ebid_phdr *l = &elf->phdrs[i];
+
+		if (l->type == PT_LOAD && ph->offset >= l->offset &&
+		    ph->filesz <= l->filesz &&
+		    ph->offset - l->offset <= l->filesz - ph->filesz &&
+		    ph->vaddr - l->vaddr == ph->offset - l->offset)
+			mapped = true;
+	}
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type == SHT_DYNAMIC &&
+		    (s->offset != ph->offset || s->addr != ph->vaddr))
+			mapped = false;
+	}
+	if (seen != 1 || !mapped || ph->offset > elf->file_size ||
 	    ph->filesz > elf->file_size - ph->offset ||
 	    ph->filesz / ent > EBID_DYN_MAX) {
 		elf->dyn_bad = true;
@@ -683,6 +708,53 @@ static int read_dynamic(struct ebid_elf *elf, const struct ebid_src *src,
 }
 
 /*
+ * The addresses from the end of the program header table to the end of
+ * the movable sections that follow it in file order (up to the first
+ * other one), as the PT_LOAD at offset 0 maps them: what move-head may
+ * move, padding included. Empty without such a PT_LOAD, or with more
+ * than HEAD_CAND_MAX sections in the first page (move-head refuses those).
+ */
+#define HEAD_CAND_MAX 256
+static void head_span(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t phend = elf->phoff + (uint64_t)elf->phnum *
+					      (elf->elfclass == 2 ? 56 : 32);
+	uint64_t end = phend;
+	const struct ebid_phdr *load = NULL;
+	size_t cand[HEAD_CAND_MAX], n = 0, i, k;
+
+	*lo = *hi = 0;
+	for (i = 0; i < elf->phnum && !load; i++)
+		if (elf->phdrs[i].type == PT_LOAD && !elf->phdrs[i].offset)
+			load = &elf->phdrs[i];
+	if (!load)
+		return;
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type == SHT_NOBITS || !s->size || s->offset < phend ||
+		    s->offset >= elf->head_len)
+			continue;
+		if (n == HEAD_CAND_MAX)
+			return;
+		for (k = n++; k && elf->shdrs[cand[k - 1]].offset > s->offset;
+		     k--)
+			cand[k] = cand[k - 1];
+		cand[k] = i;
+	}
+	for (k = 0; k < n && page_movable(elf, &elf->shdrs[cand[k]]); k++)
+		if (elf->shdrs[cand[k]].offset + elf->shdrs[cand[k]].size > end)
+			end = elf->shdrs[cand[k]].offset +
+			      elf->shdrs[cand[k]].size;
+	if (end > load->filesz)
+		end = load->filesz;
+	if (end <= phend)
+		return;
+	*lo = load->vaddr + phend;
+	*hi = load->vaddr + end;
+}
+
+/*
  * Records every symbol of a note section (or .interp) in the first page,
  * or pointing into one (an absolute symbol, say): what a moved note takes
  * along.
@@ -694,6 +766,7 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 			    char *err, size_t errlen)
 {
 	size_t ent = elf->elfclass == 2 ? 24 : 16, i, any = 0;
+	uint64_t span_lo, span_hi;
 	unsigned char buf[16384];
 	int ret;
 
@@ -708,6 +781,7 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 			any++;
 	if (!any)
 		return 0;
+	head_span(elf, &span_lo, &span_hi);
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
 		uint64_t pos, end;
@@ -755,8 +829,10 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 					elf->note_syms_over = true;
 					continue;
 				}
+				/* Padding among them counts too. */
 				if (!page_note(elf, shndx) &&
-				    !page_note_at(elf, value))
+				    !page_note_at(elf, value) &&
+				    (value < span_lo || value >= span_hi))
 					continue;
 				if (elf->n_note_syms == EBID_NOTE_SYMS_MAX) {
 					elf->note_syms_over = true;

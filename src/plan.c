@@ -14,6 +14,7 @@ enum {
 	B_USED,         /* belongs to a header, section or segment */
 	B_CLAIMED,      /* the plan writes it */
 	B_RELEASED,     /* was ours to move away; free, zeroed unless reused */
+	B_DEAD,         /* released and left: zeroed, never reused */
 };
 
 /* Where a table that the plan changes ends up. */
@@ -1023,7 +1024,7 @@ static const char *move_head(struct planner *p)
 	 * other address in it may point into the run.
 	 */
 	if (elf->dyn_bad)
-		return "the dynamic table cannot be read whole";
+		return "the dynamic table cannot be read as the loader reads it (not one PT_DYNAMIC, mapped where its bytes are and where .dynamic is, ending in DT_NULL, at most 512 entries)";
 	for (i = 0; i < elf->ndyn; i++) {
 		const struct ebid_dynref *d = &elf->dyn[i];
 
@@ -1163,6 +1164,37 @@ static const char *move_head(struct planner *p)
 	return NULL;
 }
 
+/*
+ * After move_head() and the new program header: the note goes into the
+ * freed bytes when it fits there, else right behind the moved run (which
+ * move_head() made loadable for it). The rest of the freed bytes stays
+ * zero: no table moves in there (B_DEAD).
+ */
+static int place_head_note(struct planner *p, uint64_t len)
+{
+	const struct ebid_plan *plan = p->plan;
+	uint64_t end = plan->head_from + plan->head_size, off, i;
+	int ret;
+
+	off = ebid_align_up(plan->head_from + phent_of(p->elf), 4);
+	if (off + len > end)
+		off = ebid_align_up(plan->head_to + plan->head_size, 4);
+	if (!range_free(p, off, len, true))
+		return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
+				"internal error: no room for the note where move-head made it");
+	mark(p, off, len, B_CLAIMED);
+	for (i = plan->head_from; i < end && i < p->page; i++)
+		if (p->map[i] == B_RELEASED)
+			p->map[i] = B_DEAD;
+	p->note_off = off;
+	ret = new_pt_note(p, off, len);
+	if (!ret)
+		ret = place_shdrs(p, 1);
+	if (!ret)
+		ret = place_name(p);
+	return ret;
+}
+
 /* Places a new note: below a PT_NOTE that can grow, or with its own one. */
 static int place_new_note(struct planner *p)
 {
@@ -1233,6 +1265,7 @@ static int place_new_note(struct planner *p)
 		ret = grow_phdrs(p);
 		if (ret)
 			return ret;
+		return place_head_note(p, len);
 	} else if (ret) {
 		return ret;
 	}
@@ -1552,10 +1585,12 @@ static int emit_released(struct planner *p)
 
 	memset(zero, 0, sizeof(zero));
 	for (i = 0; i < p->page; i = j) {
+		int state = p->map[i];
+
 		j = i + 1;
-		if (p->map[i] != B_RELEASED)
+		if (state != B_RELEASED && state != B_DEAD)
 			continue;
-		while (j < p->page && p->map[j] == B_RELEASED)
+		while (j < p->page && p->map[j] == state)
 			j++;
 		ret = add_patch(p, i, zero, j - i,
 				i >= p->plan->head_from &&
