@@ -842,6 +842,25 @@ static bool input_zero(const struct ebid_elf *elf, uint64_t off)
 	return false;
 }
 
+/* The end of the last byte a header, section or segment describes. */
+static uint64_t described_end(const struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	uint64_t end = elf->phoff + (uint64_t)elf->phnum * phent_of(elf);
+	size_t i;
+
+	if (elf->shnum && elf->shoff + (uint64_t)elf->shnum * shent_of(elf) > end)
+		end = elf->shoff + (uint64_t)elf->shnum * shent_of(elf);
+	for (i = 1; i < elf->shnum; i++)
+		if (elf->shdrs[i].type != EBID_SHT_NOBITS &&
+		    elf->shdrs[i].offset + elf->shdrs[i].size > end)
+			end = elf->shdrs[i].offset + elf->shdrs[i].size;
+	for (i = 0; i < elf->phnum; i++)
+		if (elf->phdrs[i].offset + elf->phdrs[i].filesz > end)
+			end = elf->phdrs[i].offset + elf->phdrs[i].filesz;
+	return end;
+}
+
 /*
  * Makes room in the file: ins zero bytes at input offset at, every file
  * offset from there on moved up by ins. Addresses do not change, and ins
@@ -1095,6 +1114,13 @@ static const char *move_head(struct planner *p)
 				return "a section behind the first PT_LOAD is aligned to more than a segment";
 		if (grow_end > next + ins)
 			return "too many bytes to move behind the first PT_LOAD";
+		/*
+		 * Bytes no header describes at the end (an appended payload,
+		 * a self-extracting archive) may name their own file offsets,
+		 * which a gap would break.
+		 */
+		if (described_end(p) < elf->file_size)
+			return "data follows everything the headers describe (an appended payload?), and a gap would move it";
 	}
 
 	/* The plan. */

@@ -60,12 +60,21 @@ kills() { # LABEL RUNS [--in-place]
 kills replace "$runs"
 kills in-place "$inplace_runs" --in-place
 # An lld executable (insert-gap, move-head): the 200 MiB behind the gap are
-# copied to other offsets than they had.
+# copied to other offsets than they had. They are a section of their own
+# (objcopy --add-section): bytes appended past every section would make
+# the gap a refusal (an appended payload may name its own offsets).
 movehead=${EBID_MATRIX:-$TOP/build/matrix}/c-gcc-lld-pie-nobuildid
 if [ -f "$movehead" ]; then
-	fixture=$movehead
-	kills move-head "$inplace_runs"
+	python3 -c 'import sys
+p = bytes(range(1, 256)) * 4200
+for _ in range(200):
+	sys.stdout.buffer.write(p[:1 << 20])' >"$SCRATCH/payload"
+	objcopy --add-section .payload="$SCRATCH/payload" "$movehead" "$SCRATCH/lld-big"
+	rm -f "$SCRATCH/payload"
+	fixture=$SCRATCH/lld-big
+	kills move-head "$inplace_runs" --mb 0
 	fixture=$FIXTURES/nobuildid
+	rm -f "$SCRATCH/lld-big"
 else
 	t_skip "move-head: the kill runs" "$movehead not built (make matrix)"
 fi
