@@ -329,4 +329,36 @@ else
 	fi
 fi
 
+# A gap moves every byte behind it: bytes appended behind the last section
+# (a payload, a self-extracting archive) may name their own offsets, so
+# such a file is refused when it needs a gap; the same bytes as a section
+# of their own (objcopy --add-section) move with the headers and are fine.
+lld=$matrix/c-gcc-lld-pie-nobuildid
+if [ ! -f "$lld" ]; then
+	t_skip "appended payload: refused when a gap is needed" "$lld not built (make matrix)"
+else
+	t_begin "appended payload: refused when a gap is needed, the file untouched"
+	cp "$lld" "$SCRATCH/payload-appended"
+	printf 'PAYLOAD at offset %s\n' "$(stat -c %s "$lld")" >>"$SCRATCH/payload-appended"
+	cp "$SCRATCH/payload-appended" "$SCRATCH/payload-appended.orig"
+	expect_exit 2 "$EBID" inject "$SCRATCH/payload-appended"
+	expect_one_error_line "$SCRATCH/payload-appended"
+	expect_match "message" "$err" "cannot move: data follows everything the headers describe"
+	expect_true "file changed" cmp -s "$SCRATCH/payload-appended" "$SCRATCH/payload-appended.orig"
+	t_end
+
+	t_begin "the same bytes as a section of their own: injected, the section's bytes intact"
+	printf 'PAYLOAD\n' >"$SCRATCH/payload.bin"
+	expect_exit 0 objcopy --add-section .payload="$SCRATCH/payload.bin" "$lld" "$SCRATCH/payload-section"
+	expect_exit 0 "$EBID" inject -n "$SCRATCH/payload-section"
+	expect_match "dry-run" "$(head -n 1 <<<"$out")" ",insert-gap,move-head$"
+	inject_ok "$SCRATCH/payload-section"
+	rm -f "$SCRATCH/payload.out"
+	expect_exit 0 objcopy --dump-section .payload="$SCRATCH/payload.out" \
+		"$SCRATCH/payload-section" "$SCRATCH/payload-dumped"
+	expect_eq "the section's bytes" "$(cat "$SCRATCH/payload.out" 2>&1)" "PAYLOAD"
+	expect_eq "ebid.py kernel" "$(py_kernel "$SCRATCH/payload-section")" "$id"
+	t_end
+fi
+
 t_done
