@@ -298,6 +298,14 @@ struct ebid_plan {
 bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
 		     size_t shndx);
 
+/*
+ * Did the plan move symbol r of elf with its section (a symbol of a moved
+ * section that points into it, or at its end)?
+ */
+bool ebid_plan_sym_moves(const struct ebid_plan *plan,
+			 const struct ebid_elf *elf,
+			 const struct ebid_symref *r);
+
 /* Is the value of a dynamic entry with this tag an address (d_ptr)? */
 bool ebid_dyn_is_addr(uint64_t tag);
 

@@ -825,7 +825,12 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 				}
 				if (shndx == SHN_UNDEF)
 					continue;
-				if (shndx == SHN_XINDEX) {
+				/*
+				 * An index past the last section would name the
+				 * section a plan appends: no note may move then.
+				 */
+				if (shndx == SHN_XINDEX ||
+				    (shndx >= elf->shnum && shndx < SHN_LORESERVE)) {
 					elf->note_syms_over = true;
 					continue;
 				}

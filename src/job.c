@@ -82,7 +82,7 @@ static bool same_note_syms(const struct ebid_elf *old,
 		if (j == new->n_note_syms ||
 		    new->note_syms[j].shndx != a->shndx ||
 		    new->note_syms[j].value !=
-			    a->value + (ebid_plan_moved(plan, old, a->shndx)
+			    a->value + (ebid_plan_sym_moves(plan, old, a)
 						? delta
 						: 0))
 			return false;

@@ -514,6 +514,30 @@ static const struct ebid_symref *symref_at(const struct planner *p,
 }
 
 /*
+ * Does symbol r point into section s (or right at its end, as an end
+ * marker does)? mold gives __ehdr_start and __executable_start the index
+ * of the first section, .interp, and the ELF header's address: those do
+ * not move with it.
+ */
+static bool sym_in(const struct ebid_symref *r, const struct ebid_shdr *s)
+{
+	return r->value >= s->addr && r->value - s->addr <= s->size;
+}
+
+/* Is r a symbol of a section in [from, to) that points into it? */
+static bool in_run(const struct ebid_elf *elf, const struct ebid_symref *r,
+		   uint64_t from, uint64_t to)
+{
+	const struct ebid_shdr *s;
+
+	if (!r->shndx || r->shndx >= elf->shnum)
+		return false;
+	s = &elf->shdrs[r->shndx];
+	return s->type != EBID_SHT_NOBITS && s->size && s->offset >= from &&
+	       s->offset < to && sym_in(r, s);
+}
+
+/*
  * The one section that is exactly [off, off + len) with nothing else over
  * it, or 0: an allocated, at most 4-aligned note section.
  */
@@ -652,19 +676,20 @@ static const char *move_note(struct planner *p)
 			return "the grown first PT_LOAD would overlap another segment's addresses";
 	}
 	if (!elf->note_syms_read || elf->note_syms_over)
-		return "the symbols of first-page notes are not all known (more than 64, an extended index, or a table outside the file)";
+		return "the symbols of first-page notes are not all known (more than 64, an extended index, a section index past the last section, or a table outside the file)";
 	for (i = 0; i < elf->n_note_syms; i++) {
 		const struct ebid_symref *r = &elf->note_syms[i];
 
-		if (r->shndx != m && r->value >= old_addr &&
-		    r->value - old_addr < size)
+		bool own = r->shndx == m && sym_in(r, &elf->shdrs[m]);
+
+		if (!own && r->value >= old_addr && r->value - old_addr < size)
 			return "a symbol of another section points into the note";
 		/*
 		 * Only local symbols move: code of another object (or of
 		 * another program, by the dynamic table) could hold the
 		 * address of a global one.
 		 */
-		if (r->shndx == m && (r->dynamic || r->info >> 4 != 0))
+		if (own && (r->dynamic || r->info >> 4 != 0))
 			return "a global or dynamic symbol names the note";
 	}
 
@@ -682,7 +707,7 @@ static const char *move_note(struct planner *p)
 		unsigned char buf[8];
 		size_t w = elf->elfclass == 2 ? 8 : 4;
 
-		if (r->shndx != m)
+		if (r->shndx != m || !sym_in(r, &elf->shdrs[m]))
 			continue;
 		ebid_put(buf, w, r->value + delta, elf->data);
 		ret = add_patch(p, r->value_off, buf, w, "symbol value (moved)");
@@ -707,6 +732,14 @@ static const char *move_note(struct planner *p)
 	p->plan->moved_pt = pi;
 	p->plan->grown_load = li;
 	return NULL;
+}
+
+bool ebid_plan_sym_moves(const struct ebid_plan *plan,
+			 const struct ebid_elf *elf,
+			 const struct ebid_symref *r)
+{
+	return ebid_plan_moved(plan, elf, r->shndx) &&
+	       sym_in(r, &elf->shdrs[r->shndx]);
 }
 
 bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
@@ -932,7 +965,7 @@ static const char *move_head(struct planner *p)
 	if (load->filesz != load->memsz)
 		return "the first PT_LOAD has bytes in memory beyond the file";
 	if (!elf->note_syms_read || elf->note_syms_over)
-		return "their symbols are not all known (more than 64, an extended index, or a table outside the file)";
+		return "their symbols are not all known (more than 64, an extended index, a section index past the last section, or a table outside the file)";
 	/*
 	 * The run, in file order from the program headers: .interp and the
 	 * notes, then dynamic tables (.gnu.hash, .dynsym, ...) only while the
@@ -1027,11 +1060,7 @@ static const char *move_head(struct planner *p)
 	addr_hi = load->vaddr + run_end;
 	for (i = 0; i < elf->n_note_syms; i++) {
 		const struct ebid_symref *r = &elf->note_syms[i];
-		bool own = r->shndx && r->shndx < elf->shnum &&
-			   elf->shdrs[r->shndx].type != EBID_SHT_NOBITS &&
-			   elf->shdrs[r->shndx].size &&
-			   elf->shdrs[r->shndx].offset >= phend &&
-			   elf->shdrs[r->shndx].offset < run_end;
+		bool own = in_run(elf, r, phend, run_end);
 
 		if (!own && r->value >= addr_lo && r->value < addr_hi)
 			return "a symbol of another section points into them";
@@ -1131,9 +1160,7 @@ static const char *move_head(struct planner *p)
 		unsigned char buf[8];
 		size_t w = elf->elfclass == 2 ? 8 : 4;
 
-		if (!(r->shndx && r->shndx < elf->shnum &&
-		      elf->shdrs[r->shndx].offset >= phend &&
-		      elf->shdrs[r->shndx].offset < run_end))
+		if (!in_run(elf, r, phend, run_end))
 			continue;
 		ebid_put(buf, w, r->value + delta, elf->data);
 		ret = add_patch(p, r->value_off + (r->value_off >= next ? ins : 0),
@@ -1732,7 +1759,7 @@ static bool moved_own(const struct planner *p, const struct ebid_patch *pt,
 	if (s->type != 2 /* SHT_SYMTAB */ && s->type != 11 /* SHT_DYNSYM */)
 		return false;
 	r = symref_at(p, pt->off);
-	return r && ebid_plan_moved(plan, elf, r->shndx) &&
+	return r && ebid_plan_sym_moves(plan, elf, r) &&
 	       pt->len == (elf->elfclass == 2 ? 8u : 4u) &&
 	       pt->off >= at && pt->off + pt->len <= at + s->size;
 }
