@@ -48,8 +48,12 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 t_begin "running executable: inject replaces it by rename, the process runs on unharmed"
 d=$SCRATCH/running
 mkdir -p "$d" && cp "$FIXTURES/plain" "$d/prog"
-want_out=$("$FIXTURES/plain" spin 4 2>&1)
-"$d/prog" spin 4 >"$SCRATCH/prog.out" 2>&1 &
+# 40 rounds (about 12 s idle): the process must outlive inject, which
+# under the sanitizers on a loaded 2-core machine took longer than the
+# 4 rounds (1.2 s) used before. The reference output is made alongside.
+"$FIXTURES/plain" spin 40 >"$SCRATCH/ref.out" 2>&1 &
+ref_pid=$!
+"$d/prog" spin 40 >"$SCRATCH/prog.out" 2>&1 &
 pid=$!
 wait_exe "$pid" "$d/prog"
 exe_before=$(readlink "/proc/$pid/exe")
@@ -60,8 +64,9 @@ if inject_ok "$d/prog"; then
 fi
 wait "$pid"
 prc=$?
+wait "$ref_pid"
 expect_eq "the process's exit status" "$prc" 0
-expect_eq "the process's output" "$(cat "$SCRATCH/prog.out")" "$want_out"
+expect_eq "the process's output" "$(cat "$SCRATCH/prog.out")" "$(cat "$SCRATCH/ref.out")"
 run "$d/prog" spin 1
 expect_eq "the new file runs" "$rc" 0
 t_end
@@ -72,7 +77,7 @@ t_begin "running executable, --in-place: refused with ETXTBSY where the kernel f
 d=$SCRATCH/running-inplace
 mkdir -p "$d" && cp "$FIXTURES/plain" "$d/prog"
 before=$(sha "$d/prog")
-"$d/prog" spin 4 >"$SCRATCH/prog2.out" 2>&1 &
+"$d/prog" spin 40 >"$SCRATCH/prog2.out" 2>&1 &
 pid=$!
 wait_exe "$pid" "$d/prog"
 expect_eq "the process runs the file" "$(readlink "/proc/$pid/exe")" "$d/prog"
@@ -95,7 +100,7 @@ else
 fi
 wait "$pid"
 expect_eq "the process's exit status" "$?" 0
-expect_eq "the process's output" "$(cat "$SCRATCH/prog2.out")" "$want_out"
+expect_eq "the process's output" "$(cat "$SCRATCH/prog2.out")" "$(cat "$SCRATCH/ref.out")"
 t_end
 
 # --- read-only directory and file, as an unprivileged user -----------------
