@@ -112,7 +112,9 @@ static void check_output(const uint8_t *in, size_t in_len,
 	struct ebid_plan again;
 	unsigned char id[EBID_MAX_ID], id2[EBID_MAX_ID], kid[EBID_MAX_ID];
 	unsigned char *out = NULL;
-	size_t out_len = 0, i, first = 0, klen;
+	static const char *const names[] = { ".note.gnu.build-id", ".notes",
+					     ".note" };
+	size_t out_len = 0, i, k, first = 0, klen;
 	char err[EBID_ERRLEN] = "";
 	int ret;
 
@@ -162,12 +164,16 @@ static void check_output(const uint8_t *in, size_t in_len,
 		if (ret || memcmp(id, id2, plan->id_len))
 			finding("the id is not the hash of the output");
 	}
-	/* perf, gdb and file take the first section of that name. */
-	for (i = 1; i < new.shnum; i++)
-		if (!strcmp(new.shdrs[i].name_str, ".note.gnu.build-id")) {
-			first = i;
-			break;
-		}
+	/*
+	 * perf takes the first section named .note.gnu.build-id, else the
+	 * first .notes, else the first .note (tools/perf/util/symbol-elf.c).
+	 */
+	for (k = 0; k < 3 && !first; k++)
+		for (i = 1; i < new.shnum; i++)
+			if (!strcmp(new.shdrs[i].name_str, names[k])) {
+				first = i;
+				break;
+			}
 	if (!new.gnu.present || first != new.gnu.shndx)
 		finding("the first .note.gnu.build-id section is not the note's");
 	klen = ebid_kernel_build_id(new.head, new.head_len, kid, NULL, NULL);
