@@ -147,6 +147,8 @@ struct ebid_elf {
 	bool dyn_bad;
 };
 #define EBID_PAD_MAX (64u << 10)
+/* Sections starting in the first page that move-head looks at, at most. */
+#define EBID_HEAD_CAND_MAX 256
 
 /*
  * A source of file bytes: a file descriptor or a memory buffer. The library
@@ -166,6 +168,13 @@ int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
 int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		  size_t errlen);
 void ebid_elf_release(struct ebid_elf *elf);
+/*
+ * Is the file's byte at off known to be zero? Only the first page (head)
+ * and the padding after the first PT_LOAD (pad) are known; any other byte
+ * counts as not zero.
+ */
+bool ebid_elf_byte_zero(const struct ebid_elf *elf, uint64_t off);
+
 /*
  * Fills note_syms. ebid_elf_read() does it for a file without a GNU note
  * (the only ones whose plan may move a note); the self-check of such a

@@ -712,16 +712,15 @@ static int read_dynamic(struct ebid_elf *elf, const struct ebid_src *src,
  * the movable sections that follow it in file order (up to the first
  * other one), as the PT_LOAD at offset 0 maps them: what move-head may
  * move, padding included. Empty without such a PT_LOAD, or with more
- * than HEAD_CAND_MAX sections in the first page (move-head refuses those).
+ * than EBID_HEAD_CAND_MAX sections in the first page (move-head refuses those).
  */
-#define HEAD_CAND_MAX 256
 static void head_span(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t phend = elf->phoff + (uint64_t)elf->phnum *
 					      (elf->elfclass == 2 ? 56 : 32);
 	uint64_t end = phend;
 	const struct ebid_phdr *load = NULL;
-	size_t cand[HEAD_CAND_MAX], n = 0, i, k;
+	size_t cand[EBID_HEAD_CAND_MAX], n = 0, i, k;
 
 	*lo = *hi = 0;
 	for (i = 0; i < elf->phnum && !load; i++)
@@ -735,7 +734,7 @@ static void head_span(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 		if (s->type == SHT_NOBITS || !s->size || s->offset < phend ||
 		    s->offset >= elf->head_len)
 			continue;
-		if (n == HEAD_CAND_MAX)
+		if (n == EBID_HEAD_CAND_MAX)
 			return;
 		for (k = n++; k && elf->shdrs[cand[k - 1]].offset > s->offset;
 		     k--)
@@ -905,6 +904,15 @@ static int read_pad(struct ebid_elf *elf, const struct ebid_src *src,
 	elf->pad_off = start;
 	elf->pad_len = (size_t)(end - start);
 	return 0;
+}
+
+bool ebid_elf_byte_zero(const struct ebid_elf *elf, uint64_t off)
+{
+	if (off < elf->head_len)
+		return !elf->head[off];
+	if (off >= elf->pad_off && off - elf->pad_off < elf->pad_len)
+		return !elf->pad[off - elf->pad_off];
+	return false;
 }
 
 /*

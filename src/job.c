@@ -203,15 +203,6 @@ static void expect_phdr(const struct ebid_elf *old,
 	}
 }
 
-/* Is the input byte at off zero (first page, or the padding read)? */
-static bool old_zero(const struct ebid_elf *old, uint64_t off)
-{
-	if (off < old->head_len)
-		return !old->head[off];
-	if (off >= old->pad_off && off - old->pad_off < old->pad_len)
-		return !old->pad[off - old->pad_off];
-	return false;
-}
 
 /*
  * EBID_ACT_MOVE_HEAD: the first PT_LOAD grew (p_filesz and p_memsz only)
@@ -258,7 +249,7 @@ static const char *check_moved_head(const struct ebid_elf *old,
 	     g->note_off != ebid_align_up(to + size, 4)))
 		return "the first PT_LOAD did not grow over exactly the moved run (and the new note right behind it)";
 	for (j = ol->filesz; j < end; j++)
-		if ((!plan->ins_len || j < plan->ins_at) && !old_zero(old, j))
+		if ((!plan->ins_len || j < plan->ins_at) && !ebid_elf_byte_zero(old, j))
 			return "the first PT_LOAD grew over bytes that were not zero";
 	for (i = 0; i < new->phnum; i++) {
 		const struct ebid_phdr *o = &new->phdrs[i];

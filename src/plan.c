@@ -587,6 +587,27 @@ static bool is_abi_tag(const struct planner *p, size_t m)
 }
 
 /*
+ * The PT_LOAD that maps the start of the file, which move_note() and
+ * move_head() grow: its index in *li. NULL, or why there is none that
+ * may grow.
+ */
+static const char *first_load(struct planner *p, struct ebid_phdr **load,
+			      size_t *li)
+{
+	size_t i;
+
+	for (i = 0; i < p->phnum; i++)
+		if (p->phdrs[i].type == EBID_PT_LOAD && !p->phdrs[i].offset) {
+			*load = &p->phdrs[i];
+			*li = i;
+			if ((*load)->filesz != (*load)->memsz)
+				return "the first PT_LOAD has bytes in memory beyond the file";
+			return NULL;
+		}
+	return "no PT_LOAD maps the start of the file";
+}
+
+/*
  * bfd's -z separate-code layout: the program headers are followed, packed,
  * by .interp and the notes, and the first PT_LOAD ends inside the first
  * page with zero padding up to the next segment. A 4-aligned note that has
@@ -608,20 +629,14 @@ static const char *move_note(struct planner *p)
 	struct ebid_phdr *load = NULL, *pt = NULL;
 	size_t li = 0, pi = 0, m = 0, i, j;
 	unsigned char zero[EBID_PAGE];
+	const char *why;
 	int ret;
 
 	if (p->opts->no_move)
 		return "--no-move forbids moving a note";
-	for (i = 0; i < p->phnum; i++)
-		if (p->phdrs[i].type == EBID_PT_LOAD && !p->phdrs[i].offset) {
-			load = &p->phdrs[i];
-			li = i;
-			break;
-		}
-	if (!load)
-		return "no PT_LOAD maps the start of the file";
-	if (load->filesz != load->memsz)
-		return "the first PT_LOAD has bytes in memory beyond the file";
+	why = first_load(p, &load, &li);
+	if (why)
+		return why;
 	if (load->filesz >= p->page)
 		return "the first PT_LOAD runs past the first page";
 	to = ebid_align_up(load->filesz, 4);
@@ -759,7 +774,6 @@ bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
 	       s->offset + s->size <= plan->head_from + plan->head_size;
 }
 
-#define EBID_HEAD_CAND_MAX 256
 
 /*
  * The DT_ tag that holds the address of a dynamic table section (the
@@ -865,15 +879,6 @@ static bool head_movable(const struct ebid_shdr *s)
 		 !strcmp(s->name_str, ".interp")));
 }
 
-/* Is the input byte at off known to be zero (first page, or elf->pad)? */
-static bool input_zero(const struct ebid_elf *elf, uint64_t off)
-{
-	if (off < elf->head_len)
-		return !elf->head[off];
-	if (off >= elf->pad_off && off - elf->pad_off < elf->pad_len)
-		return !elf->pad[off - elf->pad_off];
-	return false;
-}
 
 /* The end of the last byte a header, section or segment describes. */
 static uint64_t described_end(const struct planner *p)
@@ -950,20 +955,14 @@ static const char *move_head(struct planner *p)
 	uint64_t m = 1, delta, dest, dest_end, grow_end, addr_lo, addr_hi;
 	uint64_t len = ebid_gnu_note_size(p->desc_len), ins = 0, j;
 	struct ebid_phdr *load = NULL;
+	const char *why;
 	int ret;
 
 	if (p->opts->no_move)
 		return "--no-move forbids moving them";
-	for (i = 0; i < p->phnum; i++)
-		if (p->phdrs[i].type == EBID_PT_LOAD && !p->phdrs[i].offset) {
-			load = &p->phdrs[i];
-			li = i;
-			break;
-		}
-	if (!load)
-		return "no PT_LOAD maps the start of the file";
-	if (load->filesz != load->memsz)
-		return "the first PT_LOAD has bytes in memory beyond the file";
+	why = first_load(p, &load, &li);
+	if (why)
+		return why;
 	if (!elf->note_syms_read || elf->note_syms_over)
 		return "their symbols are not all known (more than 64, an extended index, a section index past the last section, or a table outside the file)";
 	/*
@@ -1126,7 +1125,7 @@ static const char *move_head(struct planner *p)
 	if (next > elf->file_size)
 		next = elf->file_size;
 	for (j = load->filesz; j < next && j < grow_end; j++)
-		if (!input_zero(elf, j))
+		if (!ebid_elf_byte_zero(elf, j))
 			return "the bytes after the first PT_LOAD are not zero padding";
 	if (grow_end > next) {
 		/* No room behind it: a gap of one segment alignment. */
