@@ -68,7 +68,7 @@ else
 Q := @
 endif
 
-LIB_SRCS := src/notes.c src/elfread.c src/plan.c src/hash.c src/id.c src/apply.c \
+LIB_SRCS := src/notes.c src/elfread.c src/layout.c src/plan.c src/hash.c src/id.c src/apply.c \
 	src/commit.c src/perf.c src/job.c src/util.c src/walk.c src/inplace.c \
 	src/mapped.c src/at.c src/view.c src/profile.c
 CLI_SRCS := src/main.c src/run.c src/report.c src/cmd_job.c src/cmd_verify.c \
@@ -82,7 +82,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
 all: $(BUILD)/elf-buildid
 
-$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/commit.h src/cli.h
+$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/layout.h src/commit.h src/cli.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "layout.h"
 
 /* Notes and name tables larger than this are refused, not read. */
 #define EBID_TABLE_MAX (16u << 20)
@@ -122,9 +123,74 @@ static int elf_fail(char *err, size_t errlen, const char *fmt, ...)
 			what, e_errno ? elf_errmsg(e_errno) : "rejected by libelf");
 }
 
+/* The program headers, bounds-checked against the file. */
+static int read_phdrs(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < elf->phnum; i++) {
+		GElf_Phdr ph;
+		struct ebid_phdr *p = &elf->phdrs[i];
+
+		errno = 0;
+		if (!gelf_getphdr(e, (int)i, &ph))
+			return elf_fail(err, errlen, "program header [%zu]", i);
+		p->type = ph.p_type;
+		p->flags = ph.p_flags;
+		p->offset = ph.p_offset;
+		p->vaddr = ph.p_vaddr;
+		p->paddr = ph.p_paddr;
+		p->filesz = ph.p_filesz;
+		p->memsz = ph.p_memsz;
+		p->align = ph.p_align;
+		if (p->filesz && (p->offset > elf->file_size ||
+				  p->filesz > elf->file_size - p->offset))
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: program header [%zu]: p_offset+p_filesz past end of file",
+					i);
+	}
+	return 0;
+}
+
+/* The section headers, bounds-checked against the file. */
+static int read_shdrs(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < elf->shnum; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn;
+		struct ebid_shdr *s = &elf->shdrs[i];
+
+		errno = 0;
+		scn = elf_getscn(e, i);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return elf_fail(err, errlen, "section header [%zu]", i);
+		s->name = sh.sh_name;
+		s->type = sh.sh_type;
+		s->flags = sh.sh_flags;
+		s->addr = sh.sh_addr;
+		s->offset = sh.sh_offset;
+		s->size = sh.sh_size;
+		s->link = sh.sh_link;
+		s->info = sh.sh_info;
+		s->addralign = sh.sh_addralign;
+		s->entsize = sh.sh_entsize;
+		s->name_str = "";
+		if (i && s->type != SHT_NOBITS && s->type != SHT_NULL &&
+		    (s->offset > elf->file_size ||
+		     s->size > elf->file_size - s->offset))
+			return ebid_err(err, errlen, -EBID_EMALFORMED,
+					"malformed ELF: section header [%zu]: sh_offset+sh_size past end of file",
+					i);
+	}
+	return 0;
+}
+
 static int read_headers(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
 {
-	size_t i, shsize;
+	size_t shsize;
+	int ret;
 
 	errno = 0;
 	if (elf_getphdrnum(e, &elf->phnum) != 0)
@@ -162,57 +228,10 @@ static int read_headers(struct ebid_elf *elf, Elf *e, char *err, size_t errlen)
 	elf->shdrs = calloc(elf->shnum ? elf->shnum : 1, sizeof(*elf->shdrs));
 	if (!elf->phdrs || !elf->shdrs)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
-
-	for (i = 0; i < elf->phnum; i++) {
-		GElf_Phdr ph;
-		struct ebid_phdr *p = &elf->phdrs[i];
-
-		errno = 0;
-		if (!gelf_getphdr(e, (int)i, &ph))
-			return elf_fail(err, errlen, "program header [%zu]", i);
-		p->type = ph.p_type;
-		p->flags = ph.p_flags;
-		p->offset = ph.p_offset;
-		p->vaddr = ph.p_vaddr;
-		p->paddr = ph.p_paddr;
-		p->filesz = ph.p_filesz;
-		p->memsz = ph.p_memsz;
-		p->align = ph.p_align;
-		if (p->filesz && (p->offset > elf->file_size ||
-				  p->filesz > elf->file_size - p->offset))
-			return ebid_err(err, errlen, -EBID_EMALFORMED,
-					"malformed ELF: program header [%zu]: p_offset+p_filesz past end of file",
-					i);
-	}
-
-	for (i = 0; i < elf->shnum; i++) {
-		GElf_Shdr sh;
-		Elf_Scn *scn;
-		struct ebid_shdr *s = &elf->shdrs[i];
-
-		errno = 0;
-		scn = elf_getscn(e, i);
-		if (!scn || !gelf_getshdr(scn, &sh))
-			return elf_fail(err, errlen, "section header [%zu]", i);
-		s->name = sh.sh_name;
-		s->type = sh.sh_type;
-		s->flags = sh.sh_flags;
-		s->addr = sh.sh_addr;
-		s->offset = sh.sh_offset;
-		s->size = sh.sh_size;
-		s->link = sh.sh_link;
-		s->info = sh.sh_info;
-		s->addralign = sh.sh_addralign;
-		s->entsize = sh.sh_entsize;
-		s->name_str = "";
-		if (i && s->type != SHT_NOBITS && s->type != SHT_NULL &&
-		    (s->offset > elf->file_size ||
-		     s->size > elf->file_size - s->offset))
-			return ebid_err(err, errlen, -EBID_EMALFORMED,
-					"malformed ELF: section header [%zu]: sh_offset+sh_size past end of file",
-					i);
-	}
-	return 0;
+	ret = read_phdrs(elf, e, err, errlen);
+	if (ret)
+		return ret;
+	return read_shdrs(elf, e, err, errlen);
 }
 
 /*
@@ -586,27 +605,9 @@ static int find_notes(struct ebid_elf *elf, const struct ebid_src *src,
  * A section a plan may move: an allocated note, .interp or dynamic table
  * (anywhere: the output's moved ones may lie past the first page).
  */
-static bool page_movable(const struct ebid_elf *elf, const struct ebid_shdr *s)
+static bool page_movable(const struct ebid_shdr *s)
 {
-	(void)elf;
-	if (!(s->flags & SHF_ALLOC))
-		return false;
-	switch (s->type) {
-	case SHT_NOTE:
-	case SHT_GNU_HASH:
-	case SHT_HASH:
-	case SHT_DYNSYM:
-	case SHT_GNU_versym:
-	case SHT_GNU_verneed:
-	case SHT_GNU_verdef:
-		return true;
-	case SHT_PROGBITS:
-		return s->name_str && !strcmp(s->name_str, ".interp");
-	case SHT_STRTAB:
-		return s->name_str && !strcmp(s->name_str, ".dynstr");
-	default:
-		return false;
-	}
+	return ebid_movable(s, NULL) != EBID_MOVE_NONE;
 }
 
 /* The movable section that value lies in, or 0. */
@@ -617,7 +618,7 @@ static size_t page_note_at(const struct ebid_elf *elf, uint64_t value)
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
 
-		if (page_movable(elf, s) && value >= s->addr &&
+		if (page_movable(s) && value >= s->addr &&
 		    value - s->addr < s->size)
 			return i;
 	}
@@ -628,14 +629,14 @@ static bool page_note(const struct ebid_elf *elf, size_t shndx)
 {
 	if (!shndx || shndx >= elf->shnum)
 		return false;
-	return page_movable(elf, &elf->shdrs[shndx]);
+	return page_movable(&elf->shdrs[shndx]);
 }
 
 /* Reads the dynamic table into elf->dyn (see struct ebid_elf). */
 static int read_dynamic(struct ebid_elf *elf, const struct ebid_src *src,
 			char *err, size_t errlen)
 {
-	size_t ent = elf->elfclass == 2 ? 16 : 8, w = ent / 2, i, n, seen = 0;
+	size_t ent = ebid_dynent(elf->elfclass), w = ent / 2, i, n, seen = 0;
 	const struct ebid_phdr *ph = NULL;
 	bool mapped = false;
 	unsigned char *buf;
@@ -716,32 +717,18 @@ static int read_dynamic(struct ebid_elf *elf, const struct ebid_src *src,
  */
 static void head_span(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t phend = elf->phoff + (uint64_t)elf->phnum *
-					      (elf->elfclass == 2 ? 56 : 32);
+	uint64_t phend = elf->phoff +
+			 (uint64_t)elf->phnum * ebid_phent(elf->elfclass);
 	uint64_t end = phend;
-	const struct ebid_phdr *load = NULL;
-	size_t cand[EBID_HEAD_CAND_MAX], n = 0, i, k;
+	long li = ebid_first_load(elf->phdrs, elf->phnum);
+	const struct ebid_phdr *load;
+	size_t cand[EBID_HEAD_CAND_MAX], n, k;
 
 	*lo = *hi = 0;
-	for (i = 0; i < elf->phnum && !load; i++)
-		if (elf->phdrs[i].type == PT_LOAD && !elf->phdrs[i].offset)
-			load = &elf->phdrs[i];
-	if (!load)
+	if (li < 0 || ebid_head_run(elf, phend, true, cand, &n) != EBID_RUN_OK)
 		return;
-	for (i = 1; i < elf->shnum; i++) {
-		const struct ebid_shdr *s = &elf->shdrs[i];
-
-		if (s->type == SHT_NOBITS || !s->size || s->offset < phend ||
-		    s->offset >= elf->head_len)
-			continue;
-		if (n == EBID_HEAD_CAND_MAX)
-			return;
-		for (k = n++; k && elf->shdrs[cand[k - 1]].offset > s->offset;
-		     k--)
-			cand[k] = cand[k - 1];
-		cand[k] = i;
-	}
-	for (k = 0; k < n && page_movable(elf, &elf->shdrs[cand[k]]); k++)
+	load = &elf->phdrs[li];
+	for (k = 0; k < n && page_movable(&elf->shdrs[cand[k]]); k++)
 		if (elf->shdrs[cand[k]].offset + elf->shdrs[cand[k]].size > end)
 			end = elf->shdrs[cand[k]].offset +
 			      elf->shdrs[cand[k]].size;
@@ -751,6 +738,99 @@ static void head_span(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 		return;
 	*lo = load->vaddr + phend;
 	*hi = load->vaddr + end;
+}
+
+/* The movable-section span and the symbol entry size for collect_sym(). */
+struct sym_scan {
+	uint64_t span_lo, span_hi;
+	size_t ent;
+};
+
+/*
+ * Records the symbol entry e (at file offset at, in a table of type
+ * type) when it belongs to or points into a movable section: 0, or
+ * -ENOMEM.
+ */
+static int collect_sym(struct ebid_elf *elf, const struct sym_scan *sc,
+		       const unsigned char *e, uint64_t at, uint32_t type,
+		       char *err, size_t errlen)
+{
+	bool wide = elf->elfclass == ELFCLASS64;
+	unsigned char info = wide ? e[4] : e[12];
+	size_t shndx = (size_t)ebid_get(e + (wide ? 6 : 14), 2, elf->data);
+	uint64_t voff = wide ? 8 : 4;
+	uint64_t value = ebid_get(e + voff, ebid_word(elf->elfclass), elf->data);
+	struct ebid_symref *r;
+
+	if (shndx == SHN_UNDEF)
+		return 0;
+	/*
+	 * An index past the last section would name the section a plan
+	 * appends: no note may move then.
+	 */
+	if (shndx == SHN_XINDEX ||
+	    (shndx >= elf->shnum && shndx < SHN_LORESERVE)) {
+		elf->note_syms_over = true;
+		return 0;
+	}
+	/* Padding among them counts too. */
+	if (!page_note(elf, shndx) && !page_note_at(elf, value) &&
+	    (value < sc->span_lo || value >= sc->span_hi))
+		return 0;
+	if (elf->n_note_syms == EBID_NOTE_SYMS_MAX) {
+		elf->note_syms_over = true;
+		return 0;
+	}
+	if (!elf->note_syms) {
+		elf->note_syms = calloc(EBID_NOTE_SYMS_MAX, sizeof(*r));
+		if (!elf->note_syms)
+			return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	}
+	r = &elf->note_syms[elf->n_note_syms++];
+	r->value_off = at + voff;
+	r->value = value;
+	r->shndx = shndx;
+	r->info = info;
+	r->dynamic = type == SHT_DYNSYM;
+	return 0;
+}
+
+/* Collects the symbols of symbol table section i (collect_sym()). */
+static int scan_sym_table(struct ebid_elf *elf, const struct ebid_src *src,
+			  const struct sym_scan *sc, size_t i, char *err,
+			  size_t errlen)
+{
+	const struct ebid_shdr *s = &elf->shdrs[i];
+	size_t ent = sc->ent, chunk;
+	unsigned char buf[16384];
+	uint64_t pos, end;
+	int ret;
+
+	if (s->offset > elf->file_size ||
+	    s->size > elf->file_size - s->offset) {
+		elf->note_syms_over = true;
+		return 0;
+	}
+	chunk = sizeof(buf) / ent * ent;
+	end = s->offset + s->size / ent * ent;
+	for (pos = s->offset; pos < end;) {
+		size_t n = end - pos < chunk ? (size_t)(end - pos) : chunk;
+		size_t k;
+
+		ret = ebid_src_read(src, pos, buf, n);
+		if (ret)
+			return ebid_err(err, errlen, ret,
+					"cannot read section [%zu] (symbols): %s",
+					i, strerror(-ret));
+		for (k = 0; k < n; k += ent) {
+			ret = collect_sym(elf, sc, buf + k, pos + k, s->type,
+					  err, errlen);
+			if (ret)
+				return ret;
+		}
+		pos += n;
+	}
+	return 0;
 }
 
 /*
@@ -764,9 +844,8 @@ static void head_span(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 			    char *err, size_t errlen)
 {
-	size_t ent = elf->elfclass == 2 ? 24 : 16, i, any = 0;
-	uint64_t span_lo, span_hi;
-	unsigned char buf[16384];
+	struct sym_scan sc = { .ent = ebid_syment(elf->elfclass) };
+	size_t i, any = 0;
 	int ret;
 
 	if (elf->note_syms_read)
@@ -780,84 +859,14 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 			any++;
 	if (!any)
 		return 0;
-	head_span(elf, &span_lo, &span_hi);
+	head_span(elf, &sc.span_lo, &sc.span_hi);
 	for (i = 1; i < elf->shnum; i++) {
-		const struct ebid_shdr *s = &elf->shdrs[i];
-		uint64_t pos, end;
-
-		if (s->type != SHT_SYMTAB && s->type != SHT_DYNSYM)
+		if (elf->shdrs[i].type != SHT_SYMTAB &&
+		    elf->shdrs[i].type != SHT_DYNSYM)
 			continue;
-		if (s->offset > elf->file_size ||
-		    s->size > elf->file_size - s->offset) {
-			elf->note_syms_over = true;
-			continue;
-		}
-		end = s->offset + s->size / ent * ent;
-		for (pos = s->offset; pos < end;) {
-			size_t n = end - pos < sizeof(buf) / ent * ent
-					   ? (size_t)(end - pos)
-					   : sizeof(buf) / ent * ent;
-			size_t k;
-
-			ret = ebid_src_read(src, pos, buf, n);
-			if (ret)
-				return ebid_err(err, errlen, ret,
-						"cannot read section [%zu] (symbols): %s",
-						i, strerror(-ret));
-			for (k = 0; k < n; k += ent) {
-				const unsigned char *e = buf + k;
-				uint64_t value, voff;
-				size_t shndx;
-				struct ebid_symref *r;
-
-				unsigned char info =
-					elf->elfclass == 2 ? e[4] : e[12];
-
-				if (elf->elfclass == 2) {
-					shndx = (size_t)ebid_get(e + 6, 2, elf->data);
-					voff = 8;
-					value = ebid_get(e + 8, 8, elf->data);
-				} else {
-					shndx = (size_t)ebid_get(e + 14, 2, elf->data);
-					voff = 4;
-					value = ebid_get(e + 4, 4, elf->data);
-				}
-				if (shndx == SHN_UNDEF)
-					continue;
-				/*
-				 * An index past the last section would name the
-				 * section a plan appends: no note may move then.
-				 */
-				if (shndx == SHN_XINDEX ||
-				    (shndx >= elf->shnum && shndx < SHN_LORESERVE)) {
-					elf->note_syms_over = true;
-					continue;
-				}
-				/* Padding among them counts too. */
-				if (!page_note(elf, shndx) &&
-				    !page_note_at(elf, value) &&
-				    (value < span_lo || value >= span_hi))
-					continue;
-				if (elf->n_note_syms == EBID_NOTE_SYMS_MAX) {
-					elf->note_syms_over = true;
-					continue;
-				}
-				if (!elf->note_syms) {
-					elf->note_syms = calloc(EBID_NOTE_SYMS_MAX,
-								sizeof(*r));
-					if (!elf->note_syms)
-						return ebid_err(err, errlen, -ENOMEM,
-								"out of memory");
-				}
-				r = &elf->note_syms[elf->n_note_syms++];
-				r->value_off = pos + k + voff;
-				r->value = value;
-				r->shndx = shndx;
-				r->info = info;
-				r->dynamic = s->type == SHT_DYNSYM;
-			}
-			pos += n;
-		}
+		ret = scan_sym_table(elf, src, &sc, i, err, errlen);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -869,21 +878,14 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 static int read_pad(struct ebid_elf *elf, const struct ebid_src *src,
 		    char *err, size_t errlen)
 {
-	uint64_t start = 0, end = elf->file_size;
-	bool found = false;
+	long li = ebid_first_load(elf->phdrs, elf->phnum);
+	uint64_t start, end = elf->file_size;
 	size_t i;
 	int ret;
 
-	for (i = 0; i < elf->phnum; i++) {
-		const struct ebid_phdr *ph = &elf->phdrs[i];
-
-		if (ph->type == PT_LOAD && !ph->offset && !found) {
-			start = ph->filesz;
-			found = true;
-		}
-	}
-	if (!found || start >= elf->file_size)
+	if (li < 0 || elf->phdrs[li].filesz >= elf->file_size)
 		return 0;
+	start = elf->phdrs[li].filesz;
 	for (i = 0; i < elf->phnum; i++) {
 		const struct ebid_phdr *ph = &elf->phdrs[i];
 
@@ -926,7 +928,7 @@ static bool kernel_sees_gnu(const struct ebid_elf *elf)
 	uint64_t kdesc = 0;
 
 	return elf->gnu.present &&
-	       elf->phoff == ebid_ehdr_layouts[elf->elfclass - 1].size &&
+	       elf->phoff == ebid_ehsize(elf->elfclass) &&
 	       ebid_kernel_build_id(elf->head, elf->head_len, kid, NULL,
 				    &kdesc) &&
 	       kdesc == elf->gnu.desc_off;

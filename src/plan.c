@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "layout.h"
 
 
 /* States of a first-page byte in the planner's map. */
@@ -64,17 +65,17 @@ static uint64_t body_end(const struct planner *p)
 
 static size_t ehsize_of(const struct ebid_elf *elf)
 {
-	return ebid_ehdr_layouts[elf->elfclass - 1].size;
+	return ebid_ehsize(elf->elfclass);
 }
 
 static size_t phent_of(const struct ebid_elf *elf)
 {
-	return elf->elfclass == 2 ? 56 : 32;
+	return ebid_phent(elf->elfclass);
 }
 
 static size_t shent_of(const struct ebid_elf *elf)
 {
-	return elf->elfclass == 2 ? 64 : 40;
+	return ebid_shent(elf->elfclass);
 }
 
 void ebid_plan_release(struct ebid_plan *plan)
@@ -277,7 +278,7 @@ static int place_shdrs(struct planner *p, size_t add)
 			return 0;
 		}
 	}
-	off = alloc_in_page(p, new_len, elf->elfclass == 2 ? 8 : 4, false,
+	off = alloc_in_page(p, new_len, ebid_word(elf->elfclass), false,
 			    false);
 	if (off >= 0) {
 		p->shdrs_place = PLACE_IN_PAGE;
@@ -594,17 +595,15 @@ static bool is_abi_tag(const struct planner *p, size_t m)
 static const char *first_load(struct planner *p, struct ebid_phdr **load,
 			      size_t *li)
 {
-	size_t i;
+	long i = ebid_first_load(p->phdrs, p->phnum);
 
-	for (i = 0; i < p->phnum; i++)
-		if (p->phdrs[i].type == EBID_PT_LOAD && !p->phdrs[i].offset) {
-			*load = &p->phdrs[i];
-			*li = i;
-			if ((*load)->filesz != (*load)->memsz)
-				return "the first PT_LOAD has bytes in memory beyond the file";
-			return NULL;
-		}
-	return "no PT_LOAD maps the start of the file";
+	if (i < 0)
+		return "no PT_LOAD maps the start of the file";
+	*load = &p->phdrs[i];
+	*li = (size_t)i;
+	if ((*load)->filesz != (*load)->memsz)
+		return "the first PT_LOAD has bytes in memory beyond the file";
+	return NULL;
 }
 
 /*
@@ -720,7 +719,7 @@ static const char *move_note(struct planner *p)
 	for (i = 0; !ret && i < elf->n_note_syms; i++) {
 		const struct ebid_symref *r = &elf->note_syms[i];
 		unsigned char buf[8];
-		size_t w = elf->elfclass == 2 ? 8 : 4;
+		size_t w = ebid_word(elf->elfclass);
 
 		if (r->shndx != m || !sym_in(r, &elf->shdrs[m]))
 			continue;
@@ -781,19 +780,10 @@ bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
  */
 static uint64_t dyn_tag_of(const struct ebid_shdr *s)
 {
-	if (!(s->flags & EBID_SHF_ALLOC))
-		return 0;
-	switch (s->type) {
-	case 0x6ffffff6: return 0x6ffffef5;     /* .gnu.hash: DT_GNU_HASH */
-	case 5: return 4;                       /* .hash: DT_HASH */
-	case 11: return 6;                      /* .dynsym: DT_SYMTAB */
-	case 0x6fffffff: return 0x6ffffff0;     /* .gnu.version: DT_VERSYM */
-	case 0x6ffffffe: return 0x6ffffffe;     /* .gnu.version_r: DT_VERNEED */
-	case 0x6ffffffd: return 0x6ffffffc;     /* .gnu.version_d: DT_VERDEF */
-	case 3:                                 /* .dynstr: DT_STRTAB */
-		return s->name_str && !strcmp(s->name_str, ".dynstr") ? 5 : 0;
-	default: return 0;
-	}
+	uint64_t tag;
+
+	ebid_movable(s, &tag);
+	return tag;
 }
 
 /* How many entries of the dynamic table give section s's address. */
@@ -873,10 +863,7 @@ static bool dyn_names_table(const struct ebid_elf *elf,
 /* A section move_head() may move: .interp, or an allocated note. */
 static bool head_movable(const struct ebid_shdr *s)
 {
-	return (s->flags & EBID_SHF_ALLOC) && s->addralign <= 8 &&
-	       (s->type == EBID_SHT_NOTE ||
-		(s->type == 1 /* SHT_PROGBITS */ && s->name_str &&
-		 !strcmp(s->name_str, ".interp")));
+	return ebid_movable(s, NULL) == EBID_MOVE_RUN && s->addralign <= 8;
 }
 
 
@@ -970,20 +957,13 @@ static const char *move_head(struct planner *p)
 	 * notes, then dynamic tables (.gnu.hash, .dynsym, ...) only while the
 	 * bytes freed so far cannot take a program header.
 	 */
-	for (i = 1; i < elf->shnum; i++) {
-		const struct ebid_shdr *s = &elf->shdrs[i];
-
-		if (s->type == EBID_SHT_NOBITS || !s->size ||
-		    s->offset + s->size <= phend || s->offset >= elf->head_len)
-			continue;
-		if (s->offset < phend)
-			return "a section overlaps the program headers";
-		if (ncand == EBID_HEAD_CAND_MAX)
-			return "too many sections in the first page";
-		for (k = ncand++; k && elf->shdrs[cand[k - 1]].offset > s->offset;
-		     k--)
-			cand[k] = cand[k - 1];
-		cand[k] = i;
+	switch (ebid_head_run(elf, phend, false, cand, &ncand)) {
+	case EBID_RUN_OVERLAP:
+		return "a section overlaps the program headers";
+	case EBID_RUN_FULL:
+		return "too many sections in the first page";
+	case EBID_RUN_OK:
+		break;
 	}
 	for (k = 0; k < ncand; k++) {
 		const struct ebid_shdr *s = &elf->shdrs[cand[k]];
@@ -1157,7 +1137,7 @@ static const char *move_head(struct planner *p)
 	for (i = 0; !ret && i < elf->n_note_syms; i++) {
 		const struct ebid_symref *r = &elf->note_syms[i];
 		unsigned char buf[8];
-		size_t w = elf->elfclass == 2 ? 8 : 4;
+		size_t w = ebid_word(elf->elfclass);
 
 		if (!in_run(elf, r, phend, run_end))
 			continue;
@@ -1168,7 +1148,7 @@ static const char *move_head(struct planner *p)
 	for (i = 0; !ret && tables && i < elf->ndyn; i++) {
 		const struct ebid_dynref *d = &elf->dyn[i];
 		unsigned char buf[8];
-		size_t w = elf->elfclass == 2 ? 8 : 4;
+		size_t w = ebid_word(elf->elfclass);
 		char what[64];
 
 		if (!ebid_dyn_is_addr(d->tag) || d->val < addr_lo ||
@@ -1460,7 +1440,7 @@ static int emit_moved_shdrs(struct planner *p)
 				 elf->data);
 	if (p->shdrs_place == PLACE_APPEND)
 		ret = add_append(p, table, p->shnum * she,
-				 elf->elfclass == 2 ? 8 : 4, &p->shoff);
+				 ebid_word(elf->elfclass), &p->shoff);
 	else
 		ret = add_patch(p, p->shoff, table, p->shnum * she,
 				"section header table (moved)");
@@ -1750,7 +1730,7 @@ static bool moved_own(const struct planner *p, const struct ebid_patch *pt,
 			if (ebid_dyn_is_addr(d->tag) && d->val >= lo &&
 			    d->val - lo < plan->head_size &&
 			    pt->off == ebid_plan_outoff(plan, d->val_off) &&
-			    pt->len == (elf->elfclass == 2 ? 8u : 4u))
+			    pt->len == ebid_word(elf->elfclass))
 				return true;
 		}
 		return false;
@@ -1759,7 +1739,7 @@ static bool moved_own(const struct planner *p, const struct ebid_patch *pt,
 		return false;
 	r = symref_at(p, pt->off);
 	return r && ebid_plan_sym_moves(plan, elf, r) &&
-	       pt->len == (elf->elfclass == 2 ? 8u : 4u) &&
+	       pt->len == ebid_word(elf->elfclass) &&
 	       pt->off >= at && pt->off + pt->len <= at + s->size;
 }
 

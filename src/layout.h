@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Layout facts that the reader, the planner and the output check share:
+ * entry sizes by class, the first PT_LOAD, the sections a plan may move
+ * and the run of them after the program headers. One copy of each, so
+ * that what the reader collects and what the planner moves cannot drift.
+ */
+#ifndef EBID_LAYOUT_H
+#define EBID_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* Sizes by class (elfclass: ELFCLASS32 or ELFCLASS64, as read). */
+size_t ebid_ehsize(unsigned char elfclass);
+size_t ebid_phent(unsigned char elfclass);
+size_t ebid_shent(unsigned char elfclass);
+size_t ebid_syment(unsigned char elfclass);
+size_t ebid_dynent(unsigned char elfclass);
+/* Width of an address, offset or symbol value. */
+size_t ebid_word(unsigned char elfclass);
+
+/* The first PT_LOAD at file offset 0 in phdrs, or -1. */
+long ebid_first_load(const struct ebid_phdr *phdrs, size_t phnum);
+
+/* What a plan may do with a section (ebid_movable()). */
+enum ebid_movable {
+	EBID_MOVE_NONE = 0,
+	EBID_MOVE_RUN,          /* .interp or an allocated note */
+	EBID_MOVE_TABLE,        /* a dynamic table its DT_ entry names */
+};
+
+/*
+ * Whether section s may move with the run after the program headers, and
+ * for a dynamic table the DT_ tag that holds its address (the dynamic
+ * loader reads it only through that entry) in *dt_tag (0 otherwise;
+ * dt_tag may be NULL). The reader collects the symbols of these sections;
+ * the planner moves them.
+ */
+enum ebid_movable ebid_movable(const struct ebid_shdr *s, uint64_t *dt_tag);
+
+/* Outcome of ebid_head_run(). */
+enum ebid_run_status {
+	EBID_RUN_OK = 0,
+	EBID_RUN_OVERLAP,       /* a section starts before phend, ends after */
+	EBID_RUN_FULL,          /* more than EBID_HEAD_CAND_MAX sections */
+};
+
+/*
+ * The sections with bytes in the first page (elf->head) from phend on, in
+ * file order: their indexes in cand[EBID_HEAD_CAND_MAX], their count in
+ * *n. A section that starts before phend and ends after it stops the scan
+ * with EBID_RUN_OVERLAP unless skip_overlap (then it is left out).
+ */
+enum ebid_run_status ebid_head_run(const struct ebid_elf *elf, uint64_t phend,
+				   bool skip_overlap, size_t *cand, size_t *n);
+
+#endif
