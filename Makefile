@@ -68,7 +68,13 @@ else
 Q := @
 endif
 
-LIB_SRCS := src/notes.c src/elfread.c src/layout.c src/plan.c src/hash.c src/id.c src/apply.c \
+# The planner is a folder of its own (src/plan/: core, strategies,
+# emission, checks; docs/hacking.md).
+PLAN_SRCS := src/plan/core.c src/plan/tables.c src/plan/refs.c \
+	src/plan/existing.c src/plan/repair.c src/plan/adjacent.c \
+	src/plan/own_pt.c src/plan/move_note.c src/plan/move_head.c \
+	src/plan/emit.c src/plan/check.c src/plan/make.c
+LIB_SRCS := src/notes.c src/elfread.c src/layout.c $(PLAN_SRCS) src/hash.c src/id.c src/apply.c \
 	src/commit.c src/perf.c src/job.c src/util.c src/walk.c src/inplace.c \
 	src/mapped.c src/at.c src/view.c src/profile.c
 CLI_SRCS := src/main.c src/run.c src/report.c src/cmd_job.c src/cmd_verify.c \
@@ -82,7 +88,9 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
 all: $(BUILD)/elf-buildid
 
-$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/layout.h src/commit.h src/cli.h
+# src/%.c covers the subfolders too (src/plan/core.c: $(BUILD)/obj/plan/core.o).
+$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/layout.h src/commit.h src/cli.h \
+		src/plan/planner.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -158,7 +166,7 @@ uninstall:
 -include mk/*.mk
 
 format:
-	clang-format -i src/*.c src/*.h include/*.h tests/unit/*.c
+	clang-format -i src/*.c src/*.h src/plan/*.c src/plan/*.h include/*.h tests/unit/*.c
 
 clean:
 	rm -rf build

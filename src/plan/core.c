@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Planner core: the state (page map, header copies), its primitives
+ * (allocation, patches, appended bytes, the inserted gap), and the runner
+ * that tries the placement strategies in order on a snapshot.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/planner.h"
+
+void ebid_plan_release(struct ebid_plan *plan)
+{
+	size_t i;
+
+	if (!plan)
+		return;
+	for (i = 0; i < plan->npatches; i++)
+		free(plan->patches[i].bytes);
+	free(plan->patches);
+	free(plan->append);
+	memset(plan, 0, sizeof(*plan));
+}
+
+int planner_patch(struct planner *p, uint64_t off, const void *bytes,
+		  size_t len, const char *what)
+{
+	struct ebid_plan *plan = p->plan;
+	struct ebid_patch *pt;
+
+	if (!len)
+		return 0;
+	if (plan->npatches == plan->cap) {
+		size_t cap = plan->cap ? plan->cap * 2 : 16;
+		struct ebid_patch *n = realloc(plan->patches, cap * sizeof(*n));
+
+		if (!n)
+			return ebid_err(p->err, p->errlen, -ENOMEM,
+					"out of memory");
+		plan->patches = n;
+		plan->cap = cap;
+	}
+	pt = &plan->patches[plan->npatches];
+	pt->bytes = malloc(len);
+	if (!pt->bytes)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	memcpy(pt->bytes, bytes, len);
+	pt->off = off;
+	pt->len = len;
+	snprintf(pt->what, sizeof(pt->what), "%s", what);
+	plan->npatches++;
+	return 0;
+}
+
+/* Bytes appended at the end of the file; returns their file offset. */
+int planner_append(struct planner *p, const void *bytes, size_t len,
+		   uint64_t align, uint64_t *off)
+{
+	struct ebid_plan *plan = p->plan;
+	uint64_t start = ebid_align_up(body_end(p) + plan->append_len, align);
+	size_t pad = (size_t)(start - body_end(p) - plan->append_len);
+	unsigned char *n = realloc(plan->append, plan->append_len + pad + len);
+
+	if (!n)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	memset(n + plan->append_len, 0, pad);
+	memcpy(n + plan->append_len + pad, bytes, len);
+	plan->append = n;
+	plan->append_len += pad + len;
+	*off = start;
+	return 0;
+}
+
+void planner_mark(struct planner *p, uint64_t off, uint64_t len, int state)
+{
+	uint64_t i;
+
+	for (i = off; i < off + len && i < p->page; i++)
+		p->map[i] = (unsigned char)state;
+}
+
+bool planner_range_free(const struct planner *p, uint64_t off, uint64_t len,
+			bool need_load)
+{
+	uint64_t i;
+
+	if (off > p->page || len > p->page - off)
+		return false;
+	for (i = off; i < off + len; i++) {
+		if (p->map[i] != B_FREE && p->map[i] != B_RELEASED)
+			return false;
+		if (need_load && !p->loadable[i])
+			return false;
+	}
+	return true;
+}
+
+/* Lowest (or highest) free aligned range in the first page, or -1. */
+int64_t planner_alloc(const struct planner *p, uint64_t len, uint64_t align,
+		      bool need_load, bool high)
+{
+	int64_t off;
+
+	if (len > p->page)
+		return -1;
+	if (high) {
+		for (off = (int64_t)((p->page - len) / align * align); off >= 0;
+		     off -= (int64_t)align)
+			if (planner_range_free(p, (uint64_t)off, len, need_load))
+				return off;
+	} else {
+		for (off = 0; (uint64_t)off + len <= p->page;
+		     off += (int64_t)align)
+			if (planner_range_free(p, (uint64_t)off, len, need_load))
+				return off;
+	}
+	return -1;
+}
+
+/* Builds the first-page map: what is used, what is loadable. */
+void planner_map_page(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t i;
+
+	p->page = elf->head_len;
+	for (i = 0; i < p->page; i++)
+		p->map[i] = elf->head[i] ? B_USED : B_FREE;
+	planner_mark(p, 0, ebid_ehsize(elf->elfclass), B_USED);
+	planner_mark(p, elf->phoff, (uint64_t)elf->phnum * ebid_phent(elf->elfclass), B_USED);
+	if (elf->shnum)
+		planner_mark(p, elf->shoff, (uint64_t)elf->shnum * ebid_shent(elf->elfclass),
+		     B_USED);
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type != SHT_NOBITS)
+			planner_mark(p, s->offset, s->size, B_USED);
+	}
+	for (i = 0; i < elf->phnum; i++) {
+		const struct ebid_phdr *ph = &elf->phdrs[i];
+		uint64_t j;
+
+		if (ph->type == PT_LOAD) {
+			for (j = ph->offset;
+			     j < ph->offset + ph->filesz && j < p->page; j++)
+				p->loadable[j] = 1;
+			continue;
+		}
+		planner_mark(p, ph->offset, ph->filesz, B_USED);
+	}
+}
+
+/* The PT_LOAD holding [off, off + len), or NULL. */
+const struct ebid_phdr *planner_load_of(const struct planner *p,
+					uint64_t off, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < p->phnum; i++) {
+		const struct ebid_phdr *ph = &p->phdrs[i];
+
+		if (ph->type == PT_LOAD && off >= ph->offset &&
+		    off + len <= ph->offset + ph->filesz)
+			return ph;
+	}
+	return NULL;
+}
+
+int planner_no_room(struct planner *p, const char *why)
+{
+	char advice[160];
+
+	if (p->elf->go.present)
+		snprintf(advice, sizeof(advice),
+			 "relink with -ldflags=-B=0x%040d to reserve a note",
+			 0);
+	else
+		snprintf(advice, sizeof(advice),
+			 "relink with -Wl,--build-id (C) or -ldflags=-B=0x%040d (Go)",
+			 0);
+	return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
+			"no safe placement for the note: %s; %s", why, advice);
+}
+
+int planner_copy_headers(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+
+	p->phdrs = calloc(elf->phnum + 1, sizeof(*p->phdrs));
+	p->shdrs = calloc(elf->shnum + 1, sizeof(*p->shdrs));
+	if (!p->phdrs || !p->shdrs)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	memcpy(p->phdrs, elf->phdrs, elf->phnum * sizeof(*p->phdrs));
+	memcpy(p->shdrs, elf->shdrs, elf->shnum * sizeof(*p->shdrs));
+	p->phnum = elf->phnum;
+	p->shnum = elf->shnum;
+	p->shoff = elf->shoff;
+	return 0;
+}
+
+/*
+ * Makes room in the file: ins zero bytes at input offset at, every file
+ * offset from there on moved up by ins. Addresses do not change, and ins
+ * is a multiple of every segment's alignment, so offsets stay congruent
+ * to addresses. The first page from at on is free zeros.
+ */
+void planner_insert_gap(struct planner *p, uint64_t at, uint64_t ins)
+{
+	size_t i;
+
+	p->plan->ins_at = at;
+	p->plan->ins_len = ins;
+	p->plan->out_size = p->plan->in_size + ins;
+	p->plan->actions |= EBID_ACT_INSERT;
+	for (i = 0; i < p->phnum; i++)
+		if (p->phdrs[i].offset >= at)
+			p->phdrs[i].offset += ins;
+	for (i = 1; i < p->shnum; i++)
+		if (p->shdrs[i].offset >= at)
+			p->shdrs[i].offset += ins;
+	if (p->shnum && p->shoff >= at)
+		p->shoff += ins;
+	for (i = at; i < p->page; i++) {
+		p->map[i] = B_FREE;
+		p->loadable[i] = 0;
+	}
+}
+
+/*
+ * The PT_LOAD that maps the start of the file, which move_note() and
+ * move_head() grow: its index in *li. NULL, or why there is none that
+ * may grow.
+ */
+const char *planner_first_load(struct planner *p, struct ebid_phdr **load,
+			       size_t *li)
+{
+	long i = ebid_first_load(p->phdrs, p->phnum);
+
+	if (i < 0)
+		return "no PT_LOAD maps the start of the file";
+	*load = &p->phdrs[i];
+	*li = (size_t)i;
+	if ((*load)->filesz != (*load)->memsz)
+		return "the first PT_LOAD has bytes in memory beyond the file";
+	return NULL;
+}
+
+/*
+ * Does the first PT_LOAD, grown to grow_end bytes, reach the addresses of
+ * segment o (another PT_LOAD)? The one rule move-note and move-head share
+ * for the bytes the first PT_LOAD grows over.
+ */
+bool planner_grown_clash(const struct ebid_phdr *load,
+			 const struct ebid_phdr *o, uint64_t grow_end)
+{
+	return o->type == PT_LOAD && o->vaddr < load->vaddr + grow_end &&
+	       o->vaddr + o->memsz > load->vaddr + load->filesz;
+}
+
+/*
+ * The whole planner state before a try: the planner (page map, loadable
+ * map, counts, shoff, placements, note_off, the name table's pointer), the
+ * contents of the header copies and of the name table copy, and the
+ * plan's fields, patch count and appended bytes.
+ */
+struct snapshot {
+	struct planner state;
+	struct ebid_phdr *phdrs;
+	struct ebid_shdr *shdrs;
+	char *shstrtab;
+	struct ebid_plan plan;
+	unsigned char *append;
+};
+
+static void snapshot_free(struct snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->phdrs);
+	free(s->shdrs);
+	free(s->shstrtab);
+	free(s->append);
+	free(s);
+}
+
+/* A copy of len bytes of src, or NULL; *ok false when malloc() failed. */
+static void *dup_bytes(const void *src, size_t len, bool *ok)
+{
+	void *d;
+
+	if (!src || !len)
+		return NULL;
+	d = malloc(len);
+	if (!d)
+		*ok = false;
+	else
+		memcpy(d, src, len);
+	return d;
+}
+
+/* The snapshot of p, owned by the caller (snapshot_free()), or NULL. */
+static struct snapshot *snapshot_take(const struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	struct snapshot *s = calloc(1, sizeof(*s));
+	bool ok = s != NULL;
+
+	if (!ok)
+		return NULL;
+	s->state = *p;
+	s->plan = *p->plan;
+	s->phdrs = dup_bytes(p->phdrs, (elf->phnum + 1) * sizeof(*p->phdrs),
+			     &ok);
+	s->shdrs = dup_bytes(p->shdrs, (elf->shnum + 1) * sizeof(*p->shdrs),
+			     &ok);
+	s->shstrtab = dup_bytes(p->shstrtab, p->shstrtab_len, &ok);
+	s->append = dup_bytes(p->plan->append, p->plan->append_len, &ok);
+	if (!ok) {
+		snapshot_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * Puts p back as it was at snapshot_take(): what a refused try did is
+ * undone, the patches it added freed. Arrays keep their (grown) storage.
+ */
+static void snapshot_restore(struct planner *p, const struct snapshot *s)
+{
+	const struct ebid_elf *elf = p->elf;
+	struct ebid_plan *plan = p->plan;
+	struct ebid_patch *patches = plan->patches;
+	unsigned char *append = plan->append;
+	size_t cap = plan->cap, i;
+
+	for (i = s->plan.npatches; i < plan->npatches; i++)
+		free(patches[i].bytes);
+	*plan = s->plan;
+	plan->patches = patches;
+	plan->cap = cap;
+	plan->append = append;
+	if (s->append)
+		memcpy(append, s->append, s->plan.append_len);
+	if (p->shstrtab != s->state.shstrtab)
+		free(p->shstrtab);
+	*p = s->state;
+	memcpy(p->phdrs, s->phdrs, (elf->phnum + 1) * sizeof(*p->phdrs));
+	memcpy(p->shdrs, s->shdrs, (elf->shnum + 1) * sizeof(*p->shdrs));
+	if (s->shstrtab)
+		memcpy(p->shstrtab, s->shstrtab, p->shstrtab_len);
+}
+
+/*
+ * The message when every strategy refused: the sentences of those that
+ * refused by a rule, each after its row's lead, in table order.
+ */
+static int refused_all(struct planner *p, const struct strategy *table,
+		       const struct refusal *r, size_t n)
+{
+	char all[3 * EBID_ERRLEN];
+	size_t i, used = 0;
+
+	all[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (r[i].code != REFUSE_NEXT)
+			continue;
+		used += (size_t)snprintf(all + used,
+					 used < sizeof(all) ? sizeof(all) - used
+							    : 0,
+					 "%s%s%s", used ? "; " : "",
+					 table[i].lead, r[i].why);
+		if (used >= sizeof(all))
+			break;
+	}
+	return planner_no_room(p, used ? all : "no placement applies");
+}
+
+#define STRATEGY_MAX 8
+
+int planner_run(struct planner *p, const struct strategy *table, size_t n)
+{
+	struct refusal r[STRATEGY_MAX];
+	struct snapshot *s;
+	size_t i;
+	int ret = PLAN_REFUSED;
+
+	if (n > STRATEGY_MAX)
+		return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
+				"internal error: too many strategies");
+	s = snapshot_take(p);
+	if (!s)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	for (i = 0; i < n && ret == PLAN_REFUSED; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		ret = table[i].try_place(p, &r[i]);
+		if (ret != PLAN_REFUSED)
+			break;
+		snapshot_restore(p, s);
+		if (r[i].code == REFUSE_STOP)
+			ret = planner_no_room(p, r[i].why);
+	}
+	if (ret == PLAN_REFUSED)
+		ret = refused_all(p, table, r, n);
+	snapshot_free(s);
+	return ret;
+}
+
+/*
+ * The placements of a new note, in order: a PT_NOTE that grows over the
+ * gap below it (Go), a PT_NOTE of its own, a note moved out of the way,
+ * the sections after the program headers moved out of the way.
+ */
+const struct strategy plan_new_note[] = {
+	{ "extend-pt-note", strategy_adjacent, "" },
+	{ "add-pt-note", strategy_own_pt, "" },
+	{ "move-note", strategy_move_note, "no note can move: " },
+	{ "move-head", strategy_move_head,
+	  "the sections after the program headers cannot move: " },
+};
+const size_t plan_new_note_n = ARRAY_SIZE(plan_new_note);
+
+/* Making a note that is there visible to the kernel. */
+const struct strategy plan_cover_note[] = {
+	{ "repair-coverage", strategy_repair, "" },
+};
+const size_t plan_cover_note_n = ARRAY_SIZE(plan_cover_note);

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The planner's own interface: its state, the core that owns it (page
+ * map, allocator, patches, the inserted gap, the strategy runner) and the
+ * placement strategies the core runs in order (docs/hacking.md, "Adding a
+ * placement strategy").
+ */
+#ifndef EBID_PLANNER_H
+#define EBID_PLANNER_H
+
+#include <elf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "layout.h"
+
+/* States of a first-page byte in the planner's map. */
+enum {
+	B_FREE = 0,     /* zero and used by nothing */
+	B_USED,         /* belongs to a header, section or segment */
+	B_CLAIMED,      /* the plan writes it */
+	B_RELEASED,     /* was ours to move away; free, zeroed unless reused */
+	B_DEAD,         /* released and left: zeroed, never reused */
+};
+
+/* Where a table that the plan changes ends up. */
+enum placement {
+	PLACE_KEEP = 0,         /* where it was (grown in place if need be) */
+	PLACE_IN_PAGE,          /* moved into a gap of the first page */
+	PLACE_APPEND,           /* moved to the end of the file */
+};
+
+struct planner {
+	const struct ebid_elf *elf;
+	const struct ebid_opts *opts;
+	struct ebid_plan *plan;
+	char *err;
+	size_t errlen;
+
+	size_t page;                    /* bytes of the first page in file */
+	unsigned char map[EBID_PAGE];
+	unsigned char loadable[EBID_PAGE];
+
+	/* The new header set (room for one more of each). */
+	struct ebid_phdr *phdrs;
+	size_t phnum;
+	struct ebid_shdr *shdrs;
+	size_t shnum;
+	uint64_t shoff;                 /* set at emission for PLACE_APPEND */
+	enum placement shdrs_place;
+	bool shdrs_released;            /* the old table must move */
+	char *shstrtab;                 /* new table when it changes */
+	size_t shstrtab_len;
+	uint64_t shstrtab_off;          /* likewise */
+	enum placement shstrtab_place;
+	uint64_t name_off;              /* sh_name of the new section */
+
+	uint64_t note_off;              /* the GNU note's header */
+	size_t desc_len;
+};
+
+/* Where the new PT_NOTE is in p->phdrs; it is appended until ordered. */
+#define NEW_PT(p) ((p)->plan->new_pt)
+
+/* Where the input's bytes end in the output (appended bytes follow). */
+static inline uint64_t body_end(const struct planner *p)
+{
+	return ebid_plan_body_end(p->plan);
+}
+
+/*
+ * A strategy's refusal: a code that tells the runner what to do next and
+ * the sentence of the rule that refused (a static string: nothing may
+ * branch on it).
+ */
+enum refusal_code {
+	REFUSE_NONE = 0,
+	/* The layout has nothing this strategy works with: try the next;
+	 * the sentence is not part of the final message. */
+	REFUSE_SKIP,
+	/* A rule refuses: try the next; the sentence joins the message. */
+	REFUSE_NEXT,
+	/* Refused after the layout was committed to this strategy: no
+	 * other is tried; the sentence alone is the message. */
+	REFUSE_STOP,
+};
+
+struct refusal {
+	enum refusal_code code;
+	const char *why;
+};
+
+/* What a strategy returns when it refuses (r filled); errors are < 0. */
+#define PLAN_REFUSED 1
+
+static inline int refuse(struct refusal *r, enum refusal_code code,
+			 const char *why)
+{
+	r->code = code;
+	r->why = why;
+	return PLAN_REFUSED;
+}
+
+/*
+ * One placement: 0 when it placed the note (the state changed), or
+ * PLAN_REFUSED with r filled (the core restores the whole state), or a
+ * negative error code with p->err filled (-ENOMEM included).
+ */
+typedef int (*strategy_fn)(struct planner *p, struct refusal *r);
+
+struct strategy {
+	const char *name;
+	strategy_fn try_place;
+	/* Put before a REFUSE_NEXT sentence in the final message. */
+	const char *lead;
+};
+
+/* The tables, in the order they are tried (core.c). */
+extern const struct strategy plan_new_note[];
+extern const size_t plan_new_note_n;
+extern const struct strategy plan_cover_note[];
+extern const size_t plan_cover_note_n;
+
+/*
+ * Runs table in order on a snapshot of the whole state: the first that
+ * places wins (0); an error ends the run; when all refuse, the message
+ * is built from their sentences (-EBID_ENOROOM).
+ */
+int planner_run(struct planner *p, const struct strategy *table, size_t n);
+
+/* core.c: the state and its primitives. */
+void planner_map_page(struct planner *p);
+int planner_copy_headers(struct planner *p);
+int planner_patch(struct planner *p, uint64_t off, const void *bytes,
+		  size_t len, const char *what);
+int planner_append(struct planner *p, const void *bytes, size_t len,
+		   uint64_t align, uint64_t *off);
+void planner_mark(struct planner *p, uint64_t off, uint64_t len, int state);
+bool planner_range_free(const struct planner *p, uint64_t off, uint64_t len,
+			bool need_load);
+int64_t planner_alloc(const struct planner *p, uint64_t len, uint64_t align,
+		      bool need_load, bool high);
+const struct ebid_phdr *planner_load_of(const struct planner *p,
+					uint64_t off, uint64_t len);
+void planner_insert_gap(struct planner *p, uint64_t at, uint64_t ins);
+int planner_no_room(struct planner *p, const char *why);
+bool planner_grown_clash(const struct ebid_phdr *load,
+			 const struct ebid_phdr *o, uint64_t grow_end);
+
+/* tables.c: the program and section header tables, the name table. */
+int planner_grow_phdrs(struct planner *p, struct refusal *r);
+int planner_new_pt(struct planner *p, uint64_t off, uint64_t len,
+		   struct refusal *r);
+int planner_adjacent_pt(const struct planner *p, uint64_t off, uint64_t len);
+void planner_extend_pt(struct planner *p, int i, uint64_t off, uint64_t len);
+int planner_place_shdrs(struct planner *p, size_t add);
+int planner_place_name(struct planner *p);
+
+/* refs.c: what else points into a moved range, and its patches. */
+struct moved_range {
+	uint64_t off_lo, off_hi;        /* the moved sections' file offsets */
+	uint64_t addr_lo, len;          /* the addresses they had */
+	const char *into_why;           /* another section's symbol points in */
+	const char *names_why;          /* a global or dynamic symbol names one */
+};
+int refs_check(const struct planner *p, const struct moved_range *m,
+	       struct refusal *r);
+int refs_check_dynamic(const struct planner *p, const struct moved_range *m,
+		       struct refusal *r);
+int refs_patch(struct planner *p, const struct moved_range *m, uint64_t delta,
+	       uint64_t next, uint64_t ins);
+int refs_patch_dynamic(struct planner *p, const struct moved_range *m,
+		       uint64_t delta, uint64_t next, uint64_t ins);
+bool refs_sym_in(const struct ebid_symref *r, const struct ebid_shdr *s);
+uint64_t refs_dyn_tag(const struct ebid_shdr *s);
+size_t refs_dyn_count(const struct ebid_elf *elf, const struct ebid_shdr *s);
+const struct ebid_symref *refs_sym_at(const struct planner *p, uint64_t off);
+
+/* The first PT_LOAD, which move-note and move-head grow (NULL or why not). */
+const char *planner_first_load(struct planner *p, struct ebid_phdr **load,
+			       size_t *li);
+
+/* existing.c: a note that is there. */
+int plan_existing(struct planner *p);
+
+/* emit.c and check.c. */
+int planner_emit(struct planner *p);
+int planner_check(struct planner *p);
+
+/* The strategies (one file each). */
+int strategy_repair(struct planner *p, struct refusal *r);
+int strategy_adjacent(struct planner *p, struct refusal *r);
+int strategy_own_pt(struct planner *p, struct refusal *r);
+int strategy_move_note(struct planner *p, struct refusal *r);
+int strategy_move_head(struct planner *p, struct refusal *r);
+
+#endif
