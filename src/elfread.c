@@ -346,7 +346,7 @@ static int note_cb(const struct ebid_note_hdr *n, void *arg)
 	struct ebid_elf *elf = ns->elf;
 
 	if (n->namesz == 4 && memcmp(n->name, "GNU", 4) == 0 &&
-	    n->type == EBID_NT_GNU_BUILD_ID) {
+	    n->type == NT_GNU_BUILD_ID) {
 		/* Prefer a note that a section describes. */
 		if (!elf->gnu.present || (!elf->gnu.shndx && ns->shndx))
 			note_record(&elf->gnu, n, ns);
@@ -1044,7 +1044,7 @@ const char *ebid_machine_name(uint16_t machine)
 	case EM_PPC64: return "ppc64";
 	case EM_S390: return "s390";
 	case EM_RISCV: return "riscv";
-	case 258: return "loongarch"; /* EM_LOONGARCH */
+	case EM_LOONGARCH: return "loongarch";
 	case EM_SPARCV9: return "sparcv9";
 	default: return NULL;
 	}

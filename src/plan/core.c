@@ -230,22 +230,26 @@ void planner_insert_gap(struct planner *p, uint64_t at, uint64_t ins)
 }
 
 /*
- * The PT_LOAD that maps the start of the file, which move_note() and
- * move_head() grow: its index in *li. NULL, or why there is none that
- * may grow.
+ * The start of every move (move-note, move-head): --no-move forbids it
+ * (no_move_why), and the PT_LOAD that maps the start of the file, which
+ * the move grows, must be there and hold no bytes beyond the file: *load,
+ * its index in *li. 0, or a refusal.
  */
-const char *planner_first_load(struct planner *p, struct ebid_phdr **load,
-			       size_t *li)
+int planner_move_start(struct planner *p, const char *no_move_why,
+		       struct ebid_phdr **load, size_t *li, struct refusal *r)
 {
-	long i = ebid_first_load(p->phdrs, p->phnum);
+	long i;
 
+	if (p->opts->no_move)
+		return refuse(r, REFUSE_NEXT, no_move_why);
+	i = ebid_first_load(p->phdrs, p->phnum);
 	if (i < 0)
-		return "no PT_LOAD maps the start of the file";
+		return refuse(r, REFUSE_NEXT, "no PT_LOAD maps the start of the file");
 	*load = &p->phdrs[i];
 	*li = (size_t)i;
 	if ((*load)->filesz != (*load)->memsz)
-		return "the first PT_LOAD has bytes in memory beyond the file";
-	return NULL;
+		return refuse(r, REFUSE_NEXT, "the first PT_LOAD has bytes in memory beyond the file");
+	return 0;
 }
 
 /*
@@ -264,64 +268,42 @@ bool planner_grown_clash(const struct ebid_phdr *load,
  * The whole planner state before a try: the planner (page map, loadable
  * map, counts, shoff, placements, note_off, the name table's pointer), the
  * contents of the header copies and of the name table copy, and the
- * plan's fields, patch count and appended bytes.
+ * plan's fields, patch count and appended bytes. One allocation: the
+ * arrays follow the struct.
  */
 struct snapshot {
 	struct planner state;
+	struct ebid_plan plan;
 	struct ebid_phdr *phdrs;
 	struct ebid_shdr *shdrs;
 	char *shstrtab;
-	struct ebid_plan plan;
 	unsigned char *append;
 };
 
-static void snapshot_free(struct snapshot *s)
-{
-	if (!s)
-		return;
-	free(s->phdrs);
-	free(s->shdrs);
-	free(s->shstrtab);
-	free(s->append);
-	free(s);
-}
-
-/* A copy of len bytes of src, or NULL; *ok false when malloc() failed. */
-static void *dup_bytes(const void *src, size_t len, bool *ok)
-{
-	void *d;
-
-	if (!src || !len)
-		return NULL;
-	d = malloc(len);
-	if (!d)
-		*ok = false;
-	else
-		memcpy(d, src, len);
-	return d;
-}
-
-/* The snapshot of p, owned by the caller (snapshot_free()), or NULL. */
+/* The snapshot of p, owned by the caller (free()), or NULL. */
 static struct snapshot *snapshot_take(const struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
-	struct snapshot *s = calloc(1, sizeof(*s));
-	bool ok = s != NULL;
+	size_t phsz = (elf->phnum + 1) * sizeof(*p->phdrs);
+	size_t shsz = (elf->shnum + 1) * sizeof(*p->shdrs);
+	size_t strsz = p->shstrtab ? p->shstrtab_len : 0;
+	struct snapshot *s = malloc(sizeof(*s) + phsz + shsz + strsz +
+				    p->plan->append_len);
 
-	if (!ok)
+	if (!s)
 		return NULL;
 	s->state = *p;
 	s->plan = *p->plan;
-	s->phdrs = dup_bytes(p->phdrs, (elf->phnum + 1) * sizeof(*p->phdrs),
-			     &ok);
-	s->shdrs = dup_bytes(p->shdrs, (elf->shnum + 1) * sizeof(*p->shdrs),
-			     &ok);
-	s->shstrtab = dup_bytes(p->shstrtab, p->shstrtab_len, &ok);
-	s->append = dup_bytes(p->plan->append, p->plan->append_len, &ok);
-	if (!ok) {
-		snapshot_free(s);
-		return NULL;
-	}
+	s->phdrs = (struct ebid_phdr *)(s + 1);
+	s->shdrs = (struct ebid_shdr *)((char *)s->phdrs + phsz);
+	s->shstrtab = (char *)s->shdrs + shsz;
+	s->append = (unsigned char *)s->shstrtab + strsz;
+	memcpy(s->phdrs, p->phdrs, phsz);
+	memcpy(s->shdrs, p->shdrs, shsz);
+	if (strsz)
+		memcpy(s->shstrtab, p->shstrtab, strsz);
+	if (p->plan->append_len)
+		memcpy(s->append, p->plan->append, p->plan->append_len);
 	return s;
 }
 
@@ -343,14 +325,14 @@ static void snapshot_restore(struct planner *p, const struct snapshot *s)
 	plan->patches = patches;
 	plan->cap = cap;
 	plan->append = append;
-	if (s->append)
-		memcpy(append, s->append, s->plan.append_len);
+	if (plan->append_len)
+		memcpy(append, s->append, plan->append_len);
 	if (p->shstrtab != s->state.shstrtab)
 		free(p->shstrtab);
 	*p = s->state;
 	memcpy(p->phdrs, s->phdrs, (elf->phnum + 1) * sizeof(*p->phdrs));
 	memcpy(p->shdrs, s->shdrs, (elf->shnum + 1) * sizeof(*p->shdrs));
-	if (s->shstrtab)
+	if (p->shstrtab)
 		memcpy(p->shstrtab, s->shstrtab, p->shstrtab_len);
 }
 
@@ -405,7 +387,7 @@ int planner_run(struct planner *p, const struct strategy *table, size_t n)
 	}
 	if (ret == PLAN_REFUSED)
 		ret = refused_all(p, table, r, n);
-	snapshot_free(s);
+	free(s);
 	return ret;
 }
 

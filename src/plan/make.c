@@ -117,7 +117,7 @@ int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
 	memset(plan, 0, sizeof(*plan));
 	plan->in_size = plan->out_size = elf->file_size;
 	plan->alg = opts->alg;
-	if (elf->type != EBID_ET_EXEC && elf->type != EBID_ET_DYN)
+	if (elf->type != ET_EXEC && elf->type != ET_DYN)
 		return ebid_err(err, errlen, -EBID_ENOTE,
 				"not an executable or shared library (e_type %u)",
 				elf->type);

@@ -383,14 +383,12 @@ static int head_rule(struct planner *p, struct head_move *h,
 		     struct moved_range *range, struct refusal *r)
 {
 	const struct ebid_elf *elf = p->elf;
-	const char *why;
 	int ret;
 
-	if (p->opts->no_move)
-		return refuse(r, REFUSE_NEXT, "--no-move forbids moving them");
-	why = planner_first_load(p, &h->load, &h->li);
-	if (why)
-		return refuse(r, REFUSE_NEXT, why);
+	ret = planner_move_start(p, "--no-move forbids moving them", &h->load,
+				 &h->li, r);
+	if (ret)
+		return ret;
 	if (!elf->note_syms_read || elf->note_syms_over)
 		return refuse(r, REFUSE_NEXT, "their symbols are not all known (more than 64, an extended index, a section index past the last section, or a table outside the file)");
 	h->phend = h->run_end = elf->phoff + (uint64_t)elf->phnum *

@@ -145,14 +145,12 @@ static int note_rule(struct planner *p, struct note_move *n,
 {
 	const struct ebid_elf *elf = p->elf;
 	uint64_t len = ebid_gnu_note_size(p->desc_len);
-	const char *why;
 	int ret;
 
-	if (p->opts->no_move)
-		return refuse(r, REFUSE_NEXT, "--no-move forbids moving a note");
-	why = planner_first_load(p, &n->load, &n->li);
-	if (why)
-		return refuse(r, REFUSE_NEXT, why);
+	ret = planner_move_start(p, "--no-move forbids moving a note",
+				 &n->load, &n->li, r);
+	if (ret)
+		return ret;
 	if (n->load->filesz >= p->page)
 		return refuse(r, REFUSE_NEXT, "the first PT_LOAD runs past the first page");
 	n->to = ebid_align_up(n->load->filesz, 4);

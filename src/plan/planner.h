@@ -174,13 +174,12 @@ int refs_patch(struct planner *p, const struct moved_range *m, uint64_t delta,
 int refs_patch_dynamic(struct planner *p, const struct moved_range *m,
 		       uint64_t delta, uint64_t next, uint64_t ins);
 bool refs_sym_in(const struct ebid_symref *r, const struct ebid_shdr *s);
-uint64_t refs_dyn_tag(const struct ebid_shdr *s);
 size_t refs_dyn_count(const struct ebid_elf *elf, const struct ebid_shdr *s);
 const struct ebid_symref *refs_sym_at(const struct planner *p, uint64_t off);
 
-/* The first PT_LOAD, which move-note and move-head grow (NULL or why not). */
-const char *planner_first_load(struct planner *p, struct ebid_phdr **load,
-			       size_t *li);
+/* The start of a move: --no-move, and the first PT_LOAD it grows. */
+int planner_move_start(struct planner *p, const char *no_move_why,
+		       struct ebid_phdr **load, size_t *li, struct refusal *r);
 
 /* existing.c: a note that is there. */
 int plan_existing(struct planner *p);

@@ -76,7 +76,7 @@ bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
  * The DT_ tag that holds the address of a dynamic table section (the
  * dynamic loader reads it only through that entry), or 0.
  */
-uint64_t refs_dyn_tag(const struct ebid_shdr *s)
+static uint64_t refs_dyn_tag(const struct ebid_shdr *s)
 {
 	uint64_t tag;
 
@@ -101,38 +101,38 @@ size_t refs_dyn_count(const struct ebid_elf *elf, const struct ebid_shdr *s)
 bool ebid_dyn_is_addr(uint64_t tag)
 {
 	/* DT_VALRNGLO..DT_VALRNGHI: values, not addresses. */
-	if (tag >= 0x6ffffd00 && tag <= 0x6ffffdff)
+	if (tag >= DT_VALRNGLO && tag <= DT_VALRNGHI)
 		return false;
 	switch (tag) {
-	case 0:  /* DT_NULL */
-	case 1:  /* DT_NEEDED */
-	case 2:  /* DT_PLTRELSZ */
-	case 8:  /* DT_RELASZ */
-	case 9:  /* DT_RELAENT */
-	case 10: /* DT_STRSZ */
-	case 11: /* DT_SYMENT */
-	case 14: /* DT_SONAME */
-	case 15: /* DT_RPATH */
-	case 16: /* DT_SYMBOLIC */
-	case 18: /* DT_RELSZ */
-	case 19: /* DT_RELENT */
-	case 20: /* DT_PLTREL */
-	case 22: /* DT_TEXTREL */
-	case 24: /* DT_BIND_NOW */
-	case 27: /* DT_INIT_ARRAYSZ */
-	case 28: /* DT_FINI_ARRAYSZ */
-	case 29: /* DT_RUNPATH */
-	case 30: /* DT_FLAGS */
-	case 33: /* DT_PREINIT_ARRAYSZ */
-	case 35: /* DT_RELRSZ */
-	case 37: /* DT_RELRENT */
-	case 0x6ffffff9: /* DT_RELACOUNT */
-	case 0x6ffffffa: /* DT_RELCOUNT */
-	case 0x6ffffffb: /* DT_FLAGS_1 */
-	case 0x6ffffffd: /* DT_VERDEFNUM */
-	case 0x6fffffff: /* DT_VERNEEDNUM */
-	case 0x7ffffffd: /* DT_AUXILIARY */
-	case 0x7fffffff: /* DT_FILTER */
+	case DT_NULL:
+	case DT_NEEDED:
+	case DT_PLTRELSZ:
+	case DT_RELASZ:
+	case DT_RELAENT:
+	case DT_STRSZ:
+	case DT_SYMENT:
+	case DT_SONAME:
+	case DT_RPATH:
+	case DT_SYMBOLIC:
+	case DT_RELSZ:
+	case DT_RELENT:
+	case DT_PLTREL:
+	case DT_TEXTREL:
+	case DT_BIND_NOW:
+	case DT_INIT_ARRAYSZ:
+	case DT_FINI_ARRAYSZ:
+	case DT_RUNPATH:
+	case DT_FLAGS:
+	case DT_PREINIT_ARRAYSZ:
+	case DT_RELRSZ:
+	case DT_RELRENT:
+	case DT_RELACOUNT:
+	case DT_RELCOUNT:
+	case DT_FLAGS_1:
+	case DT_VERDEFNUM:
+	case DT_VERNEEDNUM:
+	case DT_AUXILIARY:
+	case DT_FILTER:
 		return false;
 	default:
 		/* Any other tag is taken for an address: the safe side. */
@@ -217,6 +217,17 @@ static uint64_t field_at(uint64_t off, uint64_t next, uint64_t ins)
 	return off + (off >= next ? ins : 0);
 }
 
+/* Patches the word at output offset at to value (a moved address). */
+static int patch_word(struct planner *p, uint64_t at, uint64_t value,
+		      const char *what)
+{
+	unsigned char buf[8];
+	size_t w = ebid_word(p->elf->elfclass);
+
+	ebid_put(buf, w, value, p->elf->data);
+	return planner_patch(p, at, buf, w, what);
+}
+
 /*
  * The moved symbols' new values (delta added); a gap of ins bytes at
  * input offset next (0: none) moves the fields behind it.
@@ -225,22 +236,18 @@ int refs_patch(struct planner *p, const struct moved_range *m, uint64_t delta,
 	       uint64_t next, uint64_t ins)
 {
 	const struct ebid_elf *elf = p->elf;
-	size_t w = ebid_word(elf->elfclass), i;
-	unsigned char buf[8];
-	int ret;
+	size_t i;
+	int ret = 0;
 
-	for (i = 0; i < elf->n_note_syms; i++) {
+	for (i = 0; !ret && i < elf->n_note_syms; i++) {
 		const struct ebid_symref *r = &elf->note_syms[i];
 
-		if (!in_run(elf, r, m->off_lo, m->off_hi))
-			continue;
-		ebid_put(buf, w, r->value + delta, elf->data);
-		ret = planner_patch(p, field_at(r->value_off, next, ins), buf,
-				    w, "symbol value (moved)");
-		if (ret)
-			return ret;
+		if (in_run(elf, r, m->off_lo, m->off_hi))
+			ret = patch_word(p, field_at(r->value_off, next, ins),
+					 r->value + delta,
+					 "symbol value (moved)");
 	}
-	return 0;
+	return ret;
 }
 
 /* The moved dynamic tables' entries (refs_check_dynamic() let only them). */
@@ -248,23 +255,19 @@ int refs_patch_dynamic(struct planner *p, const struct moved_range *m,
 		       uint64_t delta, uint64_t next, uint64_t ins)
 {
 	const struct ebid_elf *elf = p->elf;
-	size_t w = ebid_word(elf->elfclass), i;
-	unsigned char buf[8];
 	char what[64];
-	int ret;
+	size_t i;
+	int ret = 0;
 
-	for (i = 0; i < elf->ndyn; i++) {
+	for (i = 0; !ret && i < elf->ndyn; i++) {
 		const struct ebid_dynref *d = &elf->dyn[i];
 
 		if (!ebid_dyn_is_addr(d->tag) || !points_in(d->val, m))
 			continue;
-		ebid_put(buf, w, d->val + delta, elf->data);
 		snprintf(what, sizeof(what), "dynamic entry (tag 0x%llx, moved)",
 			 (unsigned long long)d->tag);
-		ret = planner_patch(p, field_at(d->val_off, next, ins), buf, w,
-				    what);
-		if (ret)
-			return ret;
+		ret = patch_word(p, field_at(d->val_off, next, ins),
+				 d->val + delta, what);
 	}
-	return 0;
+	return ret;
 }
