@@ -59,7 +59,7 @@ WHY_PROPERTY="the first PT_NOTE holds only .note.gnu.property (GNU ld puts the 8
 # Shapes where elf-buildid's own PT_NOTE for the id would come after the
 # linker's: none. On mips the 24-byte .MIPS.abiflags lies between the note
 # inject writes and .note.go.buildid, so inject adds a PT_NOTE; it puts it
-# before Go's (plan.c, order_new_pt), and the check below that go-mips's
+# before Go's (src/plan/emit.c, order_new_pt), and the check below that go-mips's
 # first PT_NOTE is not .note.go.buildid alone holds that in place.
 SECOND_PTNOTE=()
 WHY_SECOND_PTNOTE="elf-buildid gives the id a PT_NOTE of its own, listed after the Go linker's PT_NOTE for .note.go.buildid (.MIPS.abiflags lies between the two notes), and Parca's agent reads the first PT_NOTE only"

@@ -554,7 +554,7 @@ static bool in_use(const struct view *v, uint64_t off)
 }
 
 /*
- * plan.c: bytes released in the first page "are zeroed, never left stale":
+ * src/plan/emit.c: bytes released in the first page "are zeroed, never left stale":
  * a section header table that moves out of the first page leaves no copy
  * there. (A table beyond the first page is left where it was.) Returns
  * the first byte of the old table that is neither zero nor part of
