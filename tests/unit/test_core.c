@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <elf.h>
+
 #include "internal.h"
+#include "layout.h"
 
 static int n, failed;
 
@@ -202,6 +205,80 @@ static void test_elf_head(void)
 	free(p);
 }
 
+/*
+ * src/layout.c: the movable-section rule the reader and the planner
+ * share, the first PT_LOAD, the run after the program headers.
+ */
+static void test_layout(void)
+{
+	static const struct {
+		uint32_t type;
+		uint64_t flags;
+		const char *name;
+		enum ebid_movable kind;
+		uint64_t tag;
+	} rows[] = {
+		{ SHT_NOTE, SHF_ALLOC, ".note.ABI-tag", EBID_MOVE_RUN, 0 },
+		{ SHT_NOTE, 0, ".note.unloaded", EBID_MOVE_NONE, 0 },
+		{ SHT_PROGBITS, SHF_ALLOC, ".interp", EBID_MOVE_RUN, 0 },
+		{ SHT_PROGBITS, SHF_ALLOC, ".rodata", EBID_MOVE_NONE, 0 },
+		{ SHT_GNU_HASH, SHF_ALLOC, ".gnu.hash", EBID_MOVE_TABLE, DT_GNU_HASH },
+		{ SHT_HASH, SHF_ALLOC, ".hash", EBID_MOVE_TABLE, DT_HASH },
+		{ SHT_DYNSYM, SHF_ALLOC, ".dynsym", EBID_MOVE_TABLE, DT_SYMTAB },
+		{ SHT_STRTAB, SHF_ALLOC, ".dynstr", EBID_MOVE_TABLE, DT_STRTAB },
+		{ SHT_STRTAB, 0, ".shstrtab", EBID_MOVE_NONE, 0 },
+		{ SHT_GNU_versym, SHF_ALLOC, ".gnu.version", EBID_MOVE_TABLE, DT_VERSYM },
+		{ SHT_GNU_verneed, SHF_ALLOC, ".gnu.version_r", EBID_MOVE_TABLE, DT_VERNEED },
+		{ SHT_GNU_verdef, 0, ".gnu.version_d", EBID_MOVE_NONE, 0 },
+	};
+	struct ebid_phdr ph[3] = {
+		{ .type = PT_PHDR, .offset = 0 },
+		{ .type = PT_LOAD, .offset = 0x1000 },
+		{ .type = PT_LOAD, .offset = 0 },
+	};
+	struct ebid_shdr sh[5] = {
+		{ 0 },
+		{ .type = SHT_NOTE, .offset = 0x300, .size = 0x20 },
+		{ .type = SHT_PROGBITS, .offset = 0x238, .size = 0x1c },
+		{ .type = SHT_NOBITS, .offset = 0x260, .size = 0x100 },
+		{ .type = SHT_PROGBITS, .offset = 0x200, .size = 0x40 },
+	};
+	unsigned char head[EBID_PAGE] = { 0 };
+	struct ebid_elf elf = { .shnum = 4, .shdrs = sh, .head = head,
+				.head_len = EBID_PAGE };
+	size_t cand[EBID_HEAD_CAND_MAX], nc = 0, i;
+	char what[96];
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct ebid_shdr s = { .type = rows[i].type,
+				       .flags = rows[i].flags,
+				       .name_str = rows[i].name };
+		uint64_t tag = 99;
+
+		snprintf(what, sizeof(what), "layout: %s (flags %llu) movable as %d, tag 0x%llx",
+			 rows[i].name, (unsigned long long)rows[i].flags,
+			 rows[i].kind, (unsigned long long)rows[i].tag);
+		ok(ebid_movable(&s, &tag) == rows[i].kind && tag == rows[i].tag,
+		   what);
+	}
+	ok(ebid_phent(ELFCLASS64) == 56 && ebid_phent(ELFCLASS32) == 32 &&
+		   ebid_shent(ELFCLASS64) == 64 && ebid_shent(ELFCLASS32) == 40 &&
+		   ebid_ehsize(ELFCLASS64) == 64 && ebid_ehsize(ELFCLASS32) == 52 &&
+		   ebid_word(ELFCLASS64) == 8 && ebid_word(ELFCLASS32) == 4,
+	   "layout: entry sizes by class");
+	ok(ebid_first_load(ph, 3) == 2, "layout: the first PT_LOAD at offset 0");
+	ok(ebid_first_load(ph, 2) == -1, "layout: no PT_LOAD at offset 0");
+	ok(ebid_head_run(&elf, 0x238, false, cand, &nc) == EBID_RUN_OK &&
+		   nc == 2 && cand[0] == 2 && cand[1] == 1,
+	   "layout: the run after the program headers, in file order, without NOBITS");
+	elf.shnum = 5;
+	ok(ebid_head_run(&elf, 0x238, false, cand, &nc) == EBID_RUN_OVERLAP,
+	   "layout: a section over the end of the program headers stops the run");
+	ok(ebid_head_run(&elf, 0x238, true, cand, &nc) == EBID_RUN_OK &&
+		   nc == 2 && cand[0] == 2 && cand[1] == 1,
+	   "layout: the reader leaves such a section out");
+}
+
 int main(void)
 {
 	test_bytes();
@@ -209,6 +286,7 @@ int main(void)
 	test_notes();
 	test_kernel();
 	test_elf_head();
+	test_layout();
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }
