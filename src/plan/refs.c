@@ -169,6 +169,8 @@ static bool points_in(uint64_t value, const struct moved_range *m)
  * them, but only local ones (code of another object, or of another
  * program through the dynamic table, could hold the address of a global
  * one); a symbol of another section that points into the range refuses.
+ * Both moves call this one function: any other kind of reference into
+ * [m->addr_lo, m->addr_lo + m->len) (relocations) is checked here too.
  */
 int refs_check(const struct planner *p, const struct moved_range *m,
 	       struct refusal *r)
