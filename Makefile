@@ -69,8 +69,8 @@ Q := @
 endif
 
 LIB_SRCS := src/notes.c src/elfread.c src/plan.c src/hash.c src/id.c src/apply.c \
-	src/commit.c src/perf.c src/job.c src/util.c src/walk.c src/inplace.c \
-	src/mapped.c src/at.c src/view.c src/profile.c
+	src/commit.c src/perf.c src/job.c src/check.c src/util.c src/walk.c \
+	src/inplace.c src/mapped.c src/at.c src/view.c src/profile.c
 CLI_SRCS := src/main.c src/run.c src/report.c src/cmd_job.c src/cmd_verify.c \
 	src/cmd_link.c src/cmd_audit.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
