@@ -93,6 +93,27 @@ static bool has_id(const char *path, const char *want, struct judged *j)
 }
 
 /*
+ * A tree named by id, DIR/.build-id/ab/cdef... followed by one of the n
+ * suffixes, tried in order: whether one holds a file with the id.
+ */
+static bool in_build_id_tree(const char *dir, const char *id,
+			     const char *const *suffix, size_t n,
+			     struct judged *j)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s%s", dir,
+			     id, id + 2, suffix[i]) >= (int)sizeof(path))
+			return false;
+		if (has_id(path, id, j))
+			return true;
+	}
+	return false;
+}
+
+/*
  * perf's build-id cache: DIR/.build-id/ab/cdef... names (through a
  * symlink) a directory holding "elf" or "debug", or, in older caches, the
  * file itself.
@@ -100,17 +121,9 @@ static bool has_id(const char *path, const char *want, struct judged *j)
 static bool in_cache(const char *dir, const char *id, struct judged *j)
 {
 	static const char *const leaf[] = { "/elf", "/debug", "" };
-	char path[PATH_MAX];
-	size_t i;
 
-	for (i = 0; i < sizeof(leaf) / sizeof(leaf[0]); i++) {
-		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s%s", dir,
-			     id, id + 2, leaf[i]) >= (int)sizeof(path))
-			return false;
-		if (has_id(path, id, j))
-			return true;
-	}
-	return false;
+	return in_build_id_tree(dir, id, leaf, sizeof(leaf) / sizeof(leaf[0]),
+				j);
 }
 
 /*
@@ -166,17 +179,9 @@ static bool in_pprof_path(const struct places *pl, const struct ebid_dso *d,
 static bool in_debug_dir(const char *dir, const char *id, struct judged *j)
 {
 	static const char *const suffix[] = { ".debug", "" };
-	char path[PATH_MAX];
-	size_t i;
 
-	for (i = 0; i < 2; i++) {
-		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s%s", dir,
-			     id, id + 2, suffix[i]) >= (int)sizeof(path))
-			return false;
-		if (has_id(path, id, j))
-			return true;
-	}
-	return false;
+	return in_build_id_tree(dir, id, suffix,
+				sizeof(suffix) / sizeof(suffix[0]), j);
 }
 
 static bool from_debuginfod(const struct places *pl, const char *id,
