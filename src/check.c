@@ -24,13 +24,16 @@ struct check {
 	const unsigned char *id;
 	/* The moved bytes: [from, from + size) went to to. */
 	uint64_t from, to, size;
-	uint64_t end;                 /* where the grown first PT_LOAD ends */
-	size_t li, nli;               /* the first PT_LOAD in old and new */
-	size_t pi;                    /* move-note: the moved PT_NOTE */
-	size_t ent;                   /* move-head: a program header's size */
-	const struct ebid_shdr *os, *ns; /* move-note: the moved section */
-	const struct ebid_phdr *ol, *nl; /* the first PT_LOAD */
-	const struct ebid_phdr *op, *np; /* the moved PT_NOTE; the new one */
+	uint64_t end;    /* where the grown first PT_LOAD ends */
+	size_t li, nli;  /* the first PT_LOAD in old and in new */
+	size_t pi;       /* move-note: the moved PT_NOTE */
+	size_t ent;      /* move-head: a program header's size */
+	/* move-note: the moved section in old and in new. */
+	const struct ebid_shdr *os, *ns;
+	/* The first PT_LOAD in old and in new. */
+	const struct ebid_phdr *ol, *nl;
+	/* The moved PT_NOTE (move-note); np, the new one (move-head). */
+	const struct ebid_phdr *op, *np;
 };
 
 typedef int (*check_fn)(const struct check *c, char *err, size_t errlen);
@@ -300,9 +303,9 @@ static int note_syms_moved(const struct check *c, char *err, size_t errlen)
 }
 
 static const check_fn note_move_checks[] = {
-	note_moved_shdr,      note_moved_bytes,     note_old_place_cleared,
-	note_new_after_moved, note_moved_pt,        note_load_grew,
-	note_grown_were_zero, note_others_clear,    note_syms_moved,
+	note_moved_shdr,      note_moved_bytes,  note_old_place_cleared,
+	note_new_after_moved, note_moved_pt,     note_load_grew,
+	note_grown_were_zero, note_others_clear, note_syms_moved,
 };
 
 /*
@@ -469,9 +472,9 @@ static int head_dyn_moved(const struct check *c, char *err, size_t errlen)
 }
 
 static const check_fn head_move_checks[] = {
-	head_run_place,         head_load_grew, head_grown_were_zero,
-	head_others_clear,      head_new_note,  head_old_place_cleared,
-	head_run_bytes,         head_syms_moved, head_dyn_moved,
+	head_run_place,    head_load_grew,  head_grown_were_zero,
+	head_others_clear, head_new_note,   head_old_place_cleared,
+	head_run_bytes,    head_syms_moved, head_dyn_moved,
 };
 
 /* The output's size is the planned one. */
@@ -649,7 +652,7 @@ static int check_phdrs(const struct check *c, char *err, size_t errlen)
 }
 
 static const check_fn result_checks[] = {
-	check_size, check_view,  check_id,    check_counts,
+	check_size,  check_view,  check_id,    check_counts,
 	check_moves, check_shdrs, check_phdrs,
 };
 
