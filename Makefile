@@ -75,8 +75,8 @@ PLAN_SRCS := src/plan/core.c src/plan/tables.c src/plan/refs.c \
 	src/plan/own_pt.c src/plan/move_note.c src/plan/move_head.c \
 	src/plan/emit.c src/plan/check.c src/plan/make.c
 LIB_SRCS := src/notes.c src/elfread.c src/layout.c $(PLAN_SRCS) src/hash.c src/id.c src/apply.c \
-	src/commit.c src/perf.c src/job.c src/util.c src/walk.c src/inplace.c \
-	src/mapped.c src/at.c src/view.c src/profile.c
+	src/commit.c src/perf.c src/job.c src/selfcheck.c src/util.c src/walk.c \
+	src/inplace.c src/mapped.c src/at.c src/view.c src/profile.c
 CLI_SRCS := src/main.c src/run.c src/report.c src/cmd_job.c src/cmd_verify.c \
 	src/cmd_link.c src/cmd_audit.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)

@@ -342,6 +342,30 @@ int ebid_flock_wait(int fd, int op, long long deadline)
 	}
 }
 
+/*
+ * The lock on st's inode was not granted within timeout_ms: says who holds
+ * it, when /proc/locks tells, and returns -EBID_ELOCKED.
+ */
+static int lock_timed_out(const struct stat *st, long timeout_ms, char *err,
+			  size_t errlen)
+{
+	char comm[32];
+	long pid = lock_holder(st, comm, sizeof(comm));
+	char who[80] = "another process", secs[32];
+
+	if (pid)
+		snprintf(who, sizeof(who), "another process (pid %ld%s%s)", pid,
+			 comm[0] ? ", " : "", comm);
+	if (timeout_ms % 1000)
+		snprintf(secs, sizeof(secs), "%ld.%03ld", timeout_ms / 1000,
+			 timeout_ms % 1000);
+	else
+		snprintf(secs, sizeof(secs), "%ld", timeout_ms / 1000);
+	return ebid_err(err, errlen, -EBID_ELOCKED,
+			"locked by %s for more than %s s; gave up (--lock-timeout)",
+			who, secs);
+}
+
 int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
 		     long timeout_ms, struct stat *st, char *err,
 		     size_t errlen)
@@ -377,23 +401,7 @@ int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
 			return fd; /* the caller refuses it; nothing to lock */
 		ret = ebid_flock_wait(fd, exclusive ? LOCK_EX : LOCK_SH, deadline);
 		if (ret == -ETIMEDOUT) {
-			char comm[32];
-			long pid = lock_holder(st, comm, sizeof(comm));
-			char who[80] = "another process", secs[32];
-
-			if (pid)
-				snprintf(who, sizeof(who),
-					 "another process (pid %ld%s%s)", pid,
-					 comm[0] ? ", " : "", comm);
-			if (timeout_ms % 1000)
-				snprintf(secs, sizeof(secs), "%ld.%03ld",
-					 timeout_ms / 1000, timeout_ms % 1000);
-			else
-				snprintf(secs, sizeof(secs), "%ld",
-					 timeout_ms / 1000);
-			ret = ebid_err(err, errlen, -EBID_ELOCKED,
-				       "locked by %s for more than %s s; gave up (--lock-timeout)",
-				       who, secs);
+			ret = lock_timed_out(st, timeout_ms, err, errlen);
 			goto fail;
 		}
 		if (ret) {

@@ -7,8 +7,9 @@
  * debug directories; without a recorded id it takes whatever the path
  * holds now.
  */
-#include <errno.h>
 #include <dirent.h>
+#include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,7 +23,6 @@
 #include "cli.h"
 
 #define DEBUGINFOD_TIMEOUT_MS 60000L
-#define NT_GNU_BUILD_ID 3
 #define ALIGN4(n) (((size_t)(n) + 3) & ~(size_t)3)
 
 enum verdict { V_OK, V_STALE, V_UNSAFE, V_WRONG, V_GONE, V_SKIP, V_COUNT };
@@ -93,6 +93,27 @@ static bool has_id(const char *path, const char *want, struct judged *j)
 }
 
 /*
+ * A tree named by id, DIR/.build-id/ab/cdef... followed by one of the n
+ * suffixes, tried in order: whether one holds a file with the id.
+ */
+static bool in_build_id_tree(const char *dir, const char *id,
+			     const char *const *suffix, size_t n,
+			     struct judged *j)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s%s", dir,
+			     id, id + 2, suffix[i]) >= (int)sizeof(path))
+			return false;
+		if (has_id(path, id, j))
+			return true;
+	}
+	return false;
+}
+
+/*
  * perf's build-id cache: DIR/.build-id/ab/cdef... names (through a
  * symlink) a directory holding "elf" or "debug", or, in older caches, the
  * file itself.
@@ -100,17 +121,9 @@ static bool has_id(const char *path, const char *want, struct judged *j)
 static bool in_cache(const char *dir, const char *id, struct judged *j)
 {
 	static const char *const leaf[] = { "/elf", "/debug", "" };
-	char path[PATH_MAX];
-	size_t i;
 
-	for (i = 0; i < sizeof(leaf) / sizeof(leaf[0]); i++) {
-		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s%s", dir,
-			     id, id + 2, leaf[i]) >= (int)sizeof(path))
-			return false;
-		if (has_id(path, id, j))
-			return true;
-	}
-	return false;
+	return in_build_id_tree(dir, id, leaf, sizeof(leaf) / sizeof(leaf[0]),
+				j);
 }
 
 /*
@@ -166,17 +179,9 @@ static bool in_pprof_path(const struct places *pl, const struct ebid_dso *d,
 static bool in_debug_dir(const char *dir, const char *id, struct judged *j)
 {
 	static const char *const suffix[] = { ".debug", "" };
-	char path[PATH_MAX];
-	size_t i;
 
-	for (i = 0; i < 2; i++) {
-		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s%s", dir,
-			     id, id + 2, suffix[i]) >= (int)sizeof(path))
-			return false;
-		if (has_id(path, id, j))
-			return true;
-	}
-	return false;
+	return in_build_id_tree(dir, id, suffix,
+				sizeof(suffix) / sizeof(suffix[0]), j);
 }
 
 static bool from_debuginfod(const struct places *pl, const char *id,
@@ -206,18 +211,19 @@ static bool id_in_notes(const unsigned char *p, size_t len, char *hex)
 {
 	size_t off = 0;
 
-	while (off + 12 <= len) {
-		uint32_t nsz, dsz, type;
+	while (off + sizeof(Elf64_Nhdr) <= len) {
+		Elf64_Nhdr nh;
+		uint32_t nsz, dsz;
 		size_t name, desc;
 
-		memcpy(&nsz, p + off, 4);
-		memcpy(&dsz, p + off + 4, 4);
-		memcpy(&type, p + off + 8, 4);
-		name = off + 12;
+		memcpy(&nh, p + off, sizeof(nh));
+		nsz = nh.n_namesz;
+		dsz = nh.n_descsz;
+		name = off + sizeof(nh);
 		desc = name + ALIGN4(nsz);
 		if (nsz > len || dsz > len || desc + dsz > len || desc < name)
 			return false;
-		if (type == NT_GNU_BUILD_ID && nsz == 4 &&
+		if (nh.n_type == NT_GNU_BUILD_ID && nsz == 4 &&
 		    !memcmp(p + name, "GNU", 4) && dsz >= 1 &&
 		    dsz <= EBID_MAX_ID) {
 			ebid_hex(hex, p + desc, dsz);
@@ -255,23 +261,20 @@ static bool vdso_id(char *hex)
 
 	if (!base)
 		return false;
-	/* The image ends with its section headers (ELF64 and ELF32). */
-	if (base[4] == 2) {
-		uint64_t shoff;
-		uint16_t shentsize, shnum;
+	/*
+	 * The image ends with its section headers (ELF64 and ELF32); it is
+	 * this machine's, in its byte order.
+	 */
+	if (base[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr eh;
 
-		memcpy(&shoff, base + 0x28, 8);
-		memcpy(&shentsize, base + 0x3a, 2);
-		memcpy(&shnum, base + 0x3c, 2);
-		size = shoff + (uint64_t)shentsize * shnum;
+		memcpy(&eh, base, sizeof(eh));
+		size = eh.e_shoff + (uint64_t)eh.e_shentsize * eh.e_shnum;
 	} else {
-		uint32_t shoff;
-		uint16_t shentsize, shnum;
+		Elf32_Ehdr eh;
 
-		memcpy(&shoff, base + 0x20, 4);
-		memcpy(&shentsize, base + 0x2e, 2);
-		memcpy(&shnum, base + 0x30, 2);
-		size = shoff + (uint64_t)shentsize * shnum;
+		memcpy(&eh, base, sizeof(eh));
+		size = eh.e_shoff + (uint64_t)eh.e_shentsize * eh.e_shnum;
 	}
 	if (size > (64u << 10))
 		return false;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* inject, reserve and backfill: per-file jobs, summary and manifest. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -191,10 +192,10 @@ static int write_manifest(const struct cli *cli, const struct result *v,
 		json_str(f, r->have_elf ? ebid_machine_name(r->machine) : NULL);
 		fprintf(f, ", \"class\": ");
 		json_str(f, !r->have_elf ? NULL
-			    : r->elfclass == 2 ? "ELF64" : "ELF32");
+			    : r->elfclass == ELFCLASS64 ? "ELF64" : "ELF32");
 		fprintf(f, ", \"endian\": ");
 		json_str(f, !r->have_elf ? NULL
-			    : r->data == 2 ? "big" : "little");
+			    : r->data == ELFDATA2MSB ? "big" : "little");
 		if (r->have_elf)
 			fprintf(f, ", \"size\": %llu", r->size);
 		else

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* show and verify: read-only commands; verify is the CI gate. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -259,7 +260,7 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	if (fd < 0)
 		goto out;
 	add_check(r, "elf", CHECK_PASS, "%s %s",
-		  r->elfclass == 2 ? "ELF64" : "ELF32",
+		  r->elfclass == ELFCLASS64 ? "ELF64" : "ELF32",
 		  ebid_machine_name(r->machine) ? ebid_machine_name(r->machine)
 						: "unknown machine");
 	if (!g->present) {

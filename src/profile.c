@@ -139,47 +139,57 @@ static int grow(void **v, size_t n, size_t size, size_t max)
 	return 0;
 }
 
-static int read_mapping(struct pb m, struct mapping *out)
+/*
+ * The varint fields of message m: vals[k] is the last value of field
+ * number fields[k] in it, or 0. 0, or -1 when m is malformed.
+ */
+static int read_varints(struct pb m, const uint32_t *fields, uint64_t *vals,
+			size_t n)
 {
 	uint32_t f;
 	unsigned w;
 	uint64_t v;
 	struct pb sub;
+	size_t k;
 
-	memset(out, 0, sizeof(*out));
+	memset(vals, 0, n * sizeof(*vals));
 	while (m.p < m.end) {
 		if (pb_next(&m, &f, &v, &sub, &w))
 			return -1;
-		if (w != 0)
-			continue;
-		if (f == 1)
-			out->id = v;
-		else if (f == 5)
-			out->filename = v;
-		else if (f == 6)
-			out->build_id = v;
-		else if (f == 7)
-			out->has_functions = v != 0;
+		for (k = 0; w == 0 && k < n; k++)
+			if (f == fields[k])
+				vals[k] = v;
 	}
 	return 0;
 }
 
-static int read_location(struct pb m, struct location *out)
+/* A Mapping: id (1), filename (5), build_id (6), has_functions (7). */
+static int read_mapping(struct pb m, struct mapping *out)
 {
-	uint32_t f;
-	unsigned w;
-	uint64_t v;
-	struct pb sub;
+	static const uint32_t fields[] = { 1, 5, 6, 7 };
+	uint64_t v[ARRAY_SIZE(fields)];
 
 	memset(out, 0, sizeof(*out));
-	while (m.p < m.end) {
-		if (pb_next(&m, &f, &v, &sub, &w))
-			return -1;
-		if (w == 0 && f == 1)
-			out->id = v;
-		else if (w == 0 && f == 2)
-			out->mapping_id = v;
-	}
+	if (read_varints(m, fields, v, ARRAY_SIZE(fields)))
+		return -1;
+	out->id = v[0];
+	out->filename = v[1];
+	out->build_id = v[2];
+	out->has_functions = v[3] != 0;
+	return 0;
+}
+
+/* A Location: id (1), mapping_id (2). */
+static int read_location(struct pb m, struct location *out)
+{
+	static const uint32_t fields[] = { 1, 2 };
+	uint64_t v[ARRAY_SIZE(fields)];
+
+	memset(out, 0, sizeof(*out));
+	if (read_varints(m, fields, v, ARRAY_SIZE(fields)))
+		return -1;
+	out->id = v[0];
+	out->mapping_id = v[1];
 	return 0;
 }
 

@@ -136,28 +136,94 @@ void cli_results_free(struct result *v, size_t n)
 	free(v);
 }
 
+/*
+ * Adds every argument to the walk (and finishes it): EXIT_OK, or
+ * EXIT_FILE when one could not be added (said on stderr).
+ */
+static int walk_args(const struct cli *cli, char **args, int nargs,
+		     struct ebid_walk *walk)
+{
+	char err[EBID_ERRLEN];
+	int status = EXIT_OK;
+	size_t i;
+
+	for (i = 0; i < (size_t)nargs; i++)
+		if (ebid_walk_add(walk, args[i], cli->recursive, cli->exclude,
+				  cli->nexclude, err, sizeof(err))) {
+			fprintf(stderr, "%s: '%s': %s: %s\n", progname, args[i],
+				cli->command, err);
+			status = EXIT_FILE;
+		}
+	ebid_walk_finish(walk);
+	return status;
+}
+
+/*
+ * Starts up to nthreads workers over p: the number started (0: the caller
+ * runs the work itself). *threads, allocated here, is the caller's to
+ * free once it has joined them.
+ */
+static unsigned start_workers(struct pool *p, unsigned nthreads,
+			      pthread_t **threads)
+{
+	unsigned started = 0;
+
+	*threads = NULL;
+	if (nthreads > p->walk->n)
+		nthreads = p->walk->n ? (unsigned)p->walk->n : 1;
+	if (nthreads > 1) {
+		*threads = calloc(nthreads, sizeof(**threads));
+		for (; *threads && started < nthreads; started++)
+			if (pthread_create(&(*threads)[started], NULL, worker,
+					   p))
+				break;
+	}
+	return started;
+}
+
+/*
+ * Results are printed in path order as soon as they are ready; the worst
+ * status of them and status.
+ */
+static int print_in_order(struct pool *p, print_fn print, bool tty,
+			  int status)
+{
+	const struct ebid_walk *walk = p->walk;
+	size_t i;
+
+	for (i = 0; i < walk->n; i++) {
+		pthread_mutex_lock(&p->lock);
+		while (!p->done[i])
+			pthread_cond_wait(&p->cond, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+		if (print) {
+			if (tty)
+				fprintf(stderr, "\r\033[K");
+			print(p->cli, &p->results[i]);
+			fflush(stdout);
+		}
+		if (p->results[i].status > status)
+			status = p->results[i].status;
+		progress(i + 1, walk->n,
+			 i + 1 < walk->n ? walk->v[i + 1].path : "", tty);
+	}
+	return status;
+}
+
 int cli_run(const struct cli *cli, char **args, int nargs, work_fn work,
 	    print_fn print, struct result **results, size_t *nresults)
 {
 	struct ebid_walk walk = { 0 };
 	struct pool p;
 	pthread_t *threads = NULL;
-	unsigned nthreads = cli->jobs ? cli->jobs : 1, started = 0, t;
-	char err[EBID_ERRLEN];
+	unsigned started, t;
 	bool tty = cli->recursive && isatty(2) && !cli->quiet;
 	size_t i;
-	int status = EXIT_OK;
+	int status;
 
 	*results = NULL;
 	*nresults = 0;
-	for (i = 0; i < (size_t)nargs; i++)
-		if (ebid_walk_add(&walk, args[i], cli->recursive, cli->exclude,
-				  cli->nexclude, err, sizeof(err))) {
-			fprintf(stderr, "%s: '%s': %s: %s\n", progname, args[i],
-				cli->command, err);
-			status = EXIT_FILE;
-		}
-	ebid_walk_finish(&walk);
+	status = walk_args(cli, args, nargs, &walk);
 
 	memset(&p, 0, sizeof(p));
 	p.cli = cli;
@@ -176,34 +242,10 @@ int cli_run(const struct cli *cli, char **args, int nargs, work_fn work,
 		p.results[i].path = walk.v[i].path;
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.cond, NULL);
-	if (nthreads > walk.n)
-		nthreads = walk.n ? (unsigned)walk.n : 1;
-	if (nthreads > 1) {
-		threads = calloc(nthreads, sizeof(*threads));
-		for (t = 0; threads && t < nthreads; t++, started++)
-			if (pthread_create(&threads[t], NULL, worker, &p))
-				break;
-	}
+	started = start_workers(&p, cli->jobs ? cli->jobs : 1, &threads);
 	if (!started) /* one thread, or none could be started */
 		worker(&p);
-
-	/* Results are printed in path order as soon as they are ready. */
-	for (i = 0; i < walk.n; i++) {
-		pthread_mutex_lock(&p.lock);
-		while (!p.done[i])
-			pthread_cond_wait(&p.cond, &p.lock);
-		pthread_mutex_unlock(&p.lock);
-		if (print) {
-			if (tty)
-				fprintf(stderr, "\r\033[K");
-			print(cli, &p.results[i]);
-			fflush(stdout);
-		}
-		if (p.results[i].status > status)
-			status = p.results[i].status;
-		progress(i + 1, walk.n,
-			 i + 1 < walk.n ? walk.v[i + 1].path : "", tty);
-	}
+	status = print_in_order(&p, print, tty, status);
 	for (t = 0; t < started; t++)
 		pthread_join(threads[t], NULL);
 	free(threads);

@@ -79,35 +79,38 @@ const struct ebid_ehdr_layout ebid_ehdr_layouts[2] = {
 	  .shentsize = 58, .shnum = 60, .shstrndx = 62, .addr = 8 },
 };
 
+/*
+ * The two classes order the fields differently: ELF64 keeps p_flags
+ * second, beside p_type, to align the 8-byte fields after them.
+ */
 size_t ebid_phdr_encode(unsigned char *out, const struct ebid_phdr *ph,
 			unsigned char elfclass, unsigned char d)
 {
-	if (elfclass == 2 /* ELFCLASS64 */) {
-		ebid_put(out + 0, 4, ph->type, d);
-		ebid_put(out + 4, 4, ph->flags, d);
-		ebid_put(out + 8, 8, ph->offset, d);
-		ebid_put(out + 16, 8, ph->vaddr, d);
-		ebid_put(out + 24, 8, ph->paddr, d);
-		ebid_put(out + 32, 8, ph->filesz, d);
-		ebid_put(out + 40, 8, ph->memsz, d);
-		ebid_put(out + 48, 8, ph->align, d);
-		return 56;
+	size_t w = ebid_class_word_size(elfclass);
+	size_t o = 0;
+
+	ebid_put(out + o, 4, ph->type, d), o += 4;
+	if (w == 8) {
+		ebid_put(out + o, 4, ph->flags, d);
+		o += 4;
 	}
-	ebid_put(out + 0, 4, ph->type, d);
-	ebid_put(out + 4, 4, ph->offset, d);
-	ebid_put(out + 8, 4, ph->vaddr, d);
-	ebid_put(out + 12, 4, ph->paddr, d);
-	ebid_put(out + 16, 4, ph->filesz, d);
-	ebid_put(out + 20, 4, ph->memsz, d);
-	ebid_put(out + 24, 4, ph->flags, d);
-	ebid_put(out + 28, 4, ph->align, d);
-	return 32;
+	ebid_put(out + o, w, ph->offset, d), o += w;
+	ebid_put(out + o, w, ph->vaddr, d), o += w;
+	ebid_put(out + o, w, ph->paddr, d), o += w;
+	ebid_put(out + o, w, ph->filesz, d), o += w;
+	ebid_put(out + o, w, ph->memsz, d), o += w;
+	if (w == 4) {
+		ebid_put(out + o, 4, ph->flags, d);
+		o += 4;
+	}
+	ebid_put(out + o, w, ph->align, d), o += w;
+	return o;
 }
 
 size_t ebid_shdr_encode(unsigned char *out, const struct ebid_shdr *sh,
 			unsigned char elfclass, unsigned char d)
 {
-	size_t w = elfclass == 2 ? 8 : 4;
+	size_t w = ebid_class_word_size(elfclass);
 	size_t o = 0;
 
 	ebid_put(out + o, 4, sh->name, d), o += 4;

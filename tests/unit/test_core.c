@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests (TAP) for the pure functions: bytes, hex, notes, kernel view. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,6 +60,48 @@ static void test_bytes(void)
 	ok(ebid_get(b, 4, 2) == 0x11223344, "get big endian round-trips");
 	ebid_put(b, 8, 0x0102030405060708ull, 1);
 	ok(ebid_get(b, 8, 1) == 0x0102030405060708ull, "64-bit round-trip");
+}
+
+/*
+ * Program and section headers encoded in both classes are what <elf.h>'s
+ * structures hold, in this machine's byte order.
+ */
+static void test_headers(void)
+{
+	unsigned char data = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 1 : 2;
+	struct ebid_phdr ph = { .type = EBID_PT_NOTE, .flags = 4,
+				.offset = 0x2a8, .vaddr = 0x4002a8,
+				.paddr = 0x4012a8, .filesz = 0x24,
+				.memsz = 0x28, .align = 8 };
+	struct ebid_shdr sh = { .name = 7, .type = EBID_SHT_NOTE,
+				.flags = EBID_SHF_ALLOC, .addr = 0x4002a8,
+				.offset = 0x2a8, .size = 0x24, .link = 3,
+				.info = 5, .addralign = 4, .entsize = 16 };
+	Elf64_Phdr p64 = { PT_NOTE, 4, 0x2a8, 0x4002a8, 0x4012a8, 0x24, 0x28,
+			   8 };
+	Elf32_Phdr p32 = { PT_NOTE, 0x2a8, 0x4002a8, 0x4012a8, 0x24, 0x28, 4,
+			   8 };
+	Elf64_Shdr s64 = { 7, SHT_NOTE, SHF_ALLOC, 0x4002a8, 0x2a8, 0x24, 3,
+			   5, 4, 16 };
+	Elf32_Shdr s32 = { 7, SHT_NOTE, SHF_ALLOC, 0x4002a8, 0x2a8, 0x24, 3,
+			   5, 4, 16 };
+	unsigned char b[sizeof(Elf64_Shdr)];
+
+	ok(ebid_phdr_encode(b, &ph, ELFCLASS64, data) == sizeof(p64) &&
+		   !memcmp(b, &p64, sizeof(p64)),
+	   "ELF64 program header encodes as Elf64_Phdr");
+	ok(ebid_phdr_encode(b, &ph, ELFCLASS32, data) == sizeof(p32) &&
+		   !memcmp(b, &p32, sizeof(p32)),
+	   "ELF32 program header encodes as Elf32_Phdr");
+	ok(ebid_shdr_encode(b, &sh, ELFCLASS64, data) == sizeof(s64) &&
+		   !memcmp(b, &s64, sizeof(s64)),
+	   "ELF64 section header encodes as Elf64_Shdr");
+	ok(ebid_shdr_encode(b, &sh, ELFCLASS32, data) == sizeof(s32) &&
+		   !memcmp(b, &s32, sizeof(s32)),
+	   "ELF32 section header encodes as Elf32_Shdr");
+	ok(ebid_class_word_size(ELFCLASS64) == sizeof(Elf64_Addr) &&
+		   ebid_class_word_size(ELFCLASS32) == sizeof(Elf32_Addr),
+	   "word size by class is that of Elf64_Addr and Elf32_Addr");
 }
 
 static void test_hex(void)
@@ -282,6 +325,7 @@ static void test_layout(void)
 int main(void)
 {
 	test_bytes();
+	test_headers();
 	test_hex();
 	test_notes();
 	test_kernel();
