@@ -70,7 +70,7 @@ endif
 
 LIB_SRCS := src/notes.c src/elfread.c src/plan.c src/hash.c src/id.c src/apply.c \
 	src/commit.c src/perf.c src/job.c src/util.c src/walk.c src/inplace.c \
-	src/mapped.c src/at.c src/view.c src/profile.c
+	src/mapped.c src/at.c src/view.c src/profile.c src/relocs.c
 CLI_SRCS := src/main.c src/run.c src/report.c src/cmd_job.c src/cmd_verify.c \
 	src/cmd_link.c src/cmd_audit.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
@@ -82,7 +82,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
 all: $(BUILD)/elf-buildid
 
-$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/commit.h src/cli.h
+$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/commit.h src/cli.h \
+		src/relocs.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<

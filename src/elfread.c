@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "relocs.h"
 
 /* Notes and name tables larger than this are refused, not read. */
 #define EBID_TABLE_MAX (16u << 20)
@@ -45,6 +46,7 @@ void ebid_elf_release(struct ebid_elf *elf)
 	free(elf->note_syms);
 	free(elf->pad);
 	free(elf->dyn);
+	free(elf->relocs); /* relocs.c */
 	memset(elf, 0, sizeof(*elf));
 }
 
@@ -780,6 +782,10 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 			any++;
 	if (!any)
 		return 0;
+	/* relocs.c: the relocations near the first page, read here too. */
+	ret = ebid_relocs_read(elf, src, err, errlen);
+	if (ret)
+		return ret;
 	head_span(elf, &span_lo, &span_hi);
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "commit.h"
+#include "relocs.h"
 
 static bool same_shdr(const struct ebid_shdr *a, const struct ebid_shdr *b,
 		      bool moved_ok)
@@ -368,6 +369,7 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 	struct ebid_note_view view;
 	size_t add_sh = (plan->actions & EBID_ACT_ADD_NOTE) ? 1 : 0;
 	size_t add_ph = (plan->actions & EBID_ACT_ADD_PT) ? 1 : 0;
+	char rwhy[EBID_ERRLEN];
 	size_t i;
 
 #define FAIL(...) ebid_err(err, errlen, -EBID_EVERIFY, \
@@ -404,6 +406,9 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		   !same_note_syms(old, new, plan)) {
 		return FAIL("a symbol of a first-page note changed");
 	}
+	/* relocs.c: no relocation applies in, or points to, what moved away. */
+	if (ebid_relocs_check_moved(old, new, plan, rwhy, sizeof(rwhy)))
+		return FAIL("%s", rwhy);
 	/* Section 0 carries the extended counts; those may change. */
 	for (i = 1; i < old->shnum; i++) {
 		struct ebid_shdr e;

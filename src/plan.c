@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "relocs.h"
 
 
 /* States of a first-page byte in the planner's map. */
@@ -51,6 +52,8 @@ struct planner {
 
 	uint64_t note_off;              /* the GNU note's header */
 	size_t desc_len;
+	/* relocs.c's refusals: [0] move_note()'s, [1] move_head()'s. */
+	char relocs_why[2][EBID_ERRLEN];
 };
 
 /* Where the new PT_NOTE is in p->phdrs; it is appended until ordered. */
@@ -707,6 +710,11 @@ static const char *move_note(struct planner *p)
 		if (own && (r->dynamic || r->info >> 4 != 0))
 			return "a global or dynamic symbol names the note";
 	}
+	/* relocs.c: no relocation is applied in, or points into, the note. */
+	why = ebid_relocs_refuse(elf, old_addr, old_addr + size, "the note",
+				 p->relocs_why[0], sizeof(p->relocs_why[0]));
+	if (why)
+		return why;
 
 	/* The plan: the note, its headers, its symbols. */
 	delta = to - from;
@@ -1066,6 +1074,11 @@ static const char *move_head(struct planner *p)
 		if (own && (r->dynamic || r->info >> 4 != 0))
 			return "a global or dynamic symbol names one of them";
 	}
+	/* relocs.c: no relocation is applied in, or points into, them. */
+	why = ebid_relocs_refuse(elf, addr_lo, addr_hi, "them",
+				 p->relocs_why[1], sizeof(p->relocs_why[1]));
+	if (why)
+		return why;
 	/*
 	 * The dynamic table: a moved table's own entry moves with it; no
 	 * other address in it may point into the run.
