@@ -28,6 +28,9 @@ the relocation.
       As addend, then the relocation section's sh_type becomes SHT_PROGBITS:
       only the dynamic table's DT_RELA/DT_REL range still names it.
 
+SECTION "@head" is the section that starts where the program header table
+ends: the first one a move takes.
+
 Each command prints the relocation as the tool names it:
 "(TABLE entry N[, type T], at 0xAT, to 0xTO)" (hide: TABLE is DT_RELA or
 DT_REL and N counts from the range's start).
@@ -57,8 +60,10 @@ def word(e):
 
 
 def section(e, name):
+    head = e.e_phoff + e.e_phnum * e.e_phentsize
     for sh in e.shdrs:
-        if sh["name_str"] == name:
+        if sh["name_str"] == name or (name == "@head" and sh["size"] and
+                                      sh["offset"] == head and sh["type"]):
             return sh
     raise BadInput("no section %s" % name)
 
