@@ -105,6 +105,29 @@ static const struct kind_row {
 	{EM_MIPS_, 41, K_NONE}, {EM_MIPS_, 47, K_NONE}, {EM_MIPS_, 48, K_NONE},
 };
 
+/*
+ * A word of width w (2, 4 or 8) in byte order d: ebid_get() without its
+ * byte loop, for the tens of thousands of entries of a large file.
+ */
+static inline uint64_t rd(const unsigned char *p, size_t w, unsigned char d)
+{
+	const bool swap = d != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 1 : 2);
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	if (w == 8) {
+		memcpy(&v8, p, 8);
+		return swap ? __builtin_bswap64(v8) : v8;
+	}
+	if (w == 4) {
+		memcpy(&v4, p, 4);
+		return swap ? __builtin_bswap32(v4) : v4;
+	}
+	memcpy(&v2, p, 2);
+	return swap ? __builtin_bswap16(v2) : v2;
+}
+
 /* Bytes of the file read WIN_CAP at a time (memory: in place). */
 struct win {
 	const struct ebid_src *src;
@@ -131,6 +154,8 @@ struct scan {
 	size_t ent;
 	int fmt;
 	bool applied;
+	bool rel_final;                 /* a static table: a REL word holds
+					 * the linked result itself */
 	bool has_syms;
 	uint64_t sym_off, nsyms;        /* its symbol table */
 	size_t sym_ent;
@@ -218,7 +243,7 @@ static int word_at(struct scan *s, uint64_t a, uint64_t *v)
 	}
 	ret = win_get(&s->word, off, s->w, &p);
 	if (!ret)
-		*v = ebid_get(p, s->w, s->elf->data);
+		*v = rd(p, s->w, s->elf->data);
 	return ret;
 }
 
@@ -235,8 +260,8 @@ static int sym_value(struct scan *s, uint64_t sym, uint64_t *v)
 		      s->w == 8 ? 24 : 16, &p);
 	if (ret)
 		return ret;
-	shndx = ebid_get(p + (s->w == 8 ? 6 : 14), 2, s->elf->data);
-	*v = ebid_get(p + (s->w == 8 ? 8 : 4), s->w, s->elf->data);
+	shndx = rd(p + (s->w == 8 ? 6 : 14), 2, s->elf->data);
+	*v = rd(p + (s->w == 8 ? 8 : 4), s->w, s->elf->data);
 	return shndx ? 0 : 2;
 }
 
@@ -265,33 +290,34 @@ static void decode(const struct scan *s, const unsigned char *e,
 	uint64_t info;
 
 	if (s->w == 8) {
-		r->at = ebid_get(e, 8, d);
+		r->at = rd(e, 8, d);
 		if (s->elf->machine == EM_MIPS_) {
 			/* r_sym (32 bits), r_ssym, r_type3, r_type2, r_type. */
-			r->sym = ebid_get(e + 8, 4, d);
+			r->sym = rd(e + 8, 4, d);
 			r->type = e[15];
 		} else {
-			info = ebid_get(e + 8, 8, d);
+			info = rd(e + 8, 8, d);
 			r->sym = info >> 32;
 			r->type = (uint32_t)info;
 		}
-		r->addend = s->fmt == FMT_RELA ? ebid_get(e + 16, 8, d) : 0;
+		r->addend = s->fmt == FMT_RELA ? rd(e + 16, 8, d) : 0;
 	} else {
-		r->at = ebid_get(e, 4, d);
-		info = ebid_get(e + 4, 4, d);
+		r->at = rd(e, 4, d);
+		info = rd(e + 4, 4, d);
 		r->sym = info >> 8;
 		r->type = (uint32_t)(info & 0xff);
-		r->addend = s->fmt == FMT_RELA ? ebid_get(e + 8, 4, d) : 0;
+		r->addend = s->fmt == FMT_RELA ? rd(e + 8, 4, d) : 0;
 	}
 }
 
 /*
  * The addresses the relocation r points to, by kind (see K_*), into to[]:
  * 0, OUTSIDE or a negative errno. REL and RELR keep the addend in the
- * word they apply to, read here from the file.
+ * word they apply to, read here from the file; in a static REL section
+ * (--emit-relocs) that word is the linked result, an address too.
  */
 static int targets(struct scan *s, const struct rel *r, int kind,
-		   uint64_t to[2], unsigned char *nto)
+		   uint64_t to[3], unsigned char *nto)
 {
 	uint64_t a = r->addend, v = 0;
 	int ret, def = 2;
@@ -299,7 +325,7 @@ static int targets(struct scan *s, const struct rel *r, int kind,
 	*nto = 0;
 	if (kind == K_NONE)
 		return 0;
-	if (s->fmt != FMT_RELA && kind != K_S) {
+	if (s->fmt != FMT_RELA && (kind != K_S || s->rel_final)) {
 		ret = word_at(s, r->at, &a);
 		if (ret)
 			return ret;
@@ -317,6 +343,8 @@ static int targets(struct scan *s, const struct rel *r, int kind,
 		if (kind != K_S)
 			to[(*nto)++] = (v + a) & s->mask;
 	}
+	if (s->rel_final && s->fmt == FMT_REL)
+		to[(*nto)++] = a & s->mask;
 	return 0;
 }
 
@@ -361,7 +389,7 @@ static int entry(struct scan *s, uint64_t eoff, uint64_t idx,
 {
 	struct ebid_elf *elf = s->elf;
 	struct ebid_relref *rr;
-	uint64_t to[2];
+	uint64_t to[3];
 	unsigned char nto, k;
 	bool keep;
 	int ret;
@@ -394,21 +422,23 @@ static int entry(struct scan *s, uint64_t eoff, uint64_t idx,
 	return 0;
 }
 
-/* A RELA or REL table at file offset off. */
+/* A RELA or REL table at file offset off, a window's worth at a time. */
 static int scan_rel(struct scan *s, uint64_t off, uint64_t size)
 {
-	uint64_t i, n = size / s->ent;
+	uint64_t i = 0, n = size / s->ent, k, m;
 	const unsigned char *e;
 	struct rel r;
 	int ret;
 
-	for (i = 0; i < n; i++) {
-		ret = win_get(&s->tab, off + i * s->ent, s->ent, &e);
-		if (ret)
-			return ret;
-		decode(s, e, &r);
-		ret = entry(s, off + i * s->ent, i, &r, true,
-			    kind_of(s, r.type));
+	while (i < n) {
+		m = n - i < WIN_CAP / s->ent ? n - i : WIN_CAP / s->ent;
+		ret = win_get(&s->tab, off + i * s->ent, (size_t)(m * s->ent),
+			      &e);
+		for (k = 0; !ret && k < m; k++, i++) {
+			decode(s, e + k * s->ent, &r);
+			ret = entry(s, off + i * s->ent, i, &r, true,
+				    kind_of(s, r.type));
+		}
 		if (ret)
 			return ret;
 	}
@@ -431,7 +461,7 @@ static int scan_relr(struct scan *s, uint64_t off, uint64_t size)
 		ret = win_get(&s->tab, off + i * s->w, s->w, &e);
 		if (ret)
 			return ret;
-		word = ebid_get(e, s->w, s->elf->data);
+		word = rd(e, s->w, s->elf->data);
 		if (!(word & 1)) {
 			r.at = word;
 			ret = entry(s, off + i * s->w, i, &r, false, K_A);
@@ -629,6 +659,7 @@ static int scan_sections(struct scan *s)
 			       !(elf->shdrs[sh->info].flags & EBID_SHF_ALLOC));
 		s->name = sh->name_str && *sh->name_str ? sh->name_str
 							: "a relocation section";
+		s->rel_final = true;
 		ret = scan_table(s, fmt, sh->offset, sh->size);
 	}
 	return ret;

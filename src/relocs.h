@@ -16,7 +16,7 @@
  */
 struct ebid_relref {
 	uint64_t at;            /* r_offset: where the loader writes */
-	uint64_t to[2];         /* the addresses it points to */
+	uint64_t to[3];         /* the addresses it points to */
 	uint64_t index;         /* its entry number in table */
 	uint32_t type;          /* its type (when typed) */
 	unsigned char nto;      /* how many of to[] are set */
