@@ -35,7 +35,7 @@ fi
 # inject must refuse it naming the relocation, "WHAT (...)".
 refused() {
 	local name=$1 f=$2 mode=$3 sec=$4 what=$5 c want
-	c=$SCRATCH/$name.$mode.${sec#@}
+	c=$SCRATCH/$name.$mode${sec#@}
 	t_begin "$name: $mode into $sec is refused, named, the file untouched"
 	expect_exit 0 python3 "$craft" "$mode" "$f" "$c" "$sec"
 	want=$out
