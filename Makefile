@@ -76,7 +76,7 @@ PLAN_SRCS := src/plan/core.c src/plan/tables.c src/plan/refs.c \
 	src/plan/emit.c src/plan/check.c src/plan/make.c
 LIB_SRCS := src/notes.c src/elfread.c src/layout.c $(PLAN_SRCS) src/hash.c src/id.c src/apply.c \
 	src/commit.c src/perf.c src/job.c src/selfcheck.c src/util.c src/walk.c \
-	src/inplace.c src/mapped.c src/at.c src/view.c src/profile.c
+	src/inplace.c src/mapped.c src/at.c src/view.c src/profile.c src/relocs.c
 CLI_SRCS := src/main.c src/run.c src/report.c src/cmd_job.c src/cmd_verify.c \
 	src/cmd_link.c src/cmd_audit.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
@@ -90,7 +90,7 @@ all: $(BUILD)/elf-buildid
 
 # src/%.c covers the subfolders too (src/plan/core.c: $(BUILD)/obj/plan/core.o).
 $(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/layout.h src/commit.h src/cli.h \
-		src/plan/planner.h
+		src/plan/planner.h src/relocs.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<

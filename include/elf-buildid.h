@@ -74,6 +74,9 @@ struct ebid_symref {
 };
 #define EBID_NOTE_SYMS_MAX 64
 
+/* A relocation near the first page (src/relocs.h). */
+struct ebid_relref;
+
 /* An entry of the dynamic table (PT_DYNAMIC). */
 struct ebid_dynref {
 	uint64_t tag;
@@ -145,6 +148,16 @@ struct ebid_elf {
 	struct ebid_dynref *dyn;
 	size_t ndyn;
 	bool dyn_bad;
+	/*
+	 * Relocations applied in, or pointing into, the first page's
+	 * addresses (src/relocs.c, read with note_syms): what a moved
+	 * section must not leave behind. relocs_over: they could not all be
+	 * read, or there were more than EBID_RELOCS_MAX: nothing may move.
+	 */
+	struct ebid_relref *relocs;
+	size_t nrelocs;
+	bool relocs_over;
+	bool relocs_read;
 };
 #define EBID_PAD_MAX (64u << 10)
 /* Sections starting in the first page that move-head looks at, at most. */

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "layout.h"
+#include "relocs.h"
 
 /* Notes and name tables larger than this are refused, not read. */
 #define EBID_TABLE_MAX (16u << 20)
@@ -46,6 +47,7 @@ void ebid_elf_release(struct ebid_elf *elf)
 	free(elf->note_syms);
 	free(elf->pad);
 	free(elf->dyn);
+	free(elf->relocs); /* relocs.c */
 	memset(elf, 0, sizeof(*elf));
 }
 
@@ -859,6 +861,10 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 			any++;
 	if (!any)
 		return 0;
+	/* relocs.c: the relocations near the first page, read here too. */
+	ret = ebid_relocs_read(elf, src, err, errlen);
+	if (ret)
+		return ret;
 	head_span(elf, &sc.span_lo, &sc.span_hi);
 	for (i = 1; i < elf->shnum; i++) {
 		if (elf->shdrs[i].type != SHT_SYMTAB &&

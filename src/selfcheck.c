@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "relocs.h"
 
 /*
  * Every property below is one function: 0, or the refusal in err. To check
@@ -651,9 +652,19 @@ static int check_phdrs(const struct check *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* A move: no relocation is applied in, or points to, what moved away. */
+static int check_relocs(const struct check *c, char *err, size_t errlen)
+{
+	char why[EBID_ERRLEN];
+
+	if (ebid_relocs_check_moved(c->old, c->new, c->plan, why, sizeof(why)))
+		return FAIL("%s", why);
+	return 0;
+}
+
 static const check_fn result_checks[] = {
-	check_size,  check_view,  check_id,    check_counts,
-	check_moves, check_shdrs, check_phdrs,
+	check_size,  check_view,   check_id,    check_counts,
+	check_moves, check_relocs, check_shdrs, check_phdrs,
 };
 
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,

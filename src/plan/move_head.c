@@ -408,6 +408,7 @@ static int head_rule(struct planner *p, struct head_move *h,
 		.len = h->run_end - h->phend,
 		.into_why = "a symbol of another section points into them",
 		.names_why = "a global or dynamic symbol names one of them",
+		.what = "them",
 	};
 	ret = refs_check(p, range, r);
 	if (!ret)

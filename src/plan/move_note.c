@@ -220,6 +220,7 @@ int strategy_move_note(struct planner *p, struct refusal *r)
 		.len = n.size,
 		.into_why = "a symbol of another section points into the note",
 		.names_why = "a global or dynamic symbol names the note",
+		.what = "the note",
 	};
 	ret = refs_check(p, &range, r);
 	if (!ret)

@@ -90,6 +90,8 @@ enum refusal_code {
 struct refusal {
 	enum refusal_code code;
 	const char *why;
+	char buf[EBID_ERRLEN];  /* a sentence made for this file (why may
+				 * point here) */
 };
 
 /* What a strategy returns when it refuses (r filled); errors are < 0. */
@@ -164,6 +166,7 @@ struct moved_range {
 	uint64_t addr_lo, len;          /* the addresses they had */
 	const char *into_why;           /* another section's symbol points in */
 	const char *names_why;          /* a global or dynamic symbol names one */
+	const char *what;               /* "the note", "them": for relocations */
 };
 int refs_check(const struct planner *p, const struct moved_range *m,
 	       struct refusal *r);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "relocs.h"
 
 /* The symbol record whose st_value field is at output offset off, or NULL. */
 const struct ebid_symref *refs_sym_at(const struct planner *p, uint64_t off)
@@ -170,7 +171,8 @@ static bool points_in(uint64_t value, const struct moved_range *m)
  * program through the dynamic table, could hold the address of a global
  * one); a symbol of another section that points into the range refuses.
  * Both moves call this one function: any other kind of reference into
- * [m->addr_lo, m->addr_lo + m->len) (relocations) is checked here too.
+ * [m->addr_lo, m->addr_lo + m->len) is checked here too: relocations are
+ * (relocs.c).
  */
 int refs_check(const struct planner *p, const struct moved_range *m,
 	       struct refusal *r)
@@ -187,6 +189,10 @@ int refs_check(const struct planner *p, const struct moved_range *m,
 		if (own && (s->dynamic || s->info >> 4 != STB_LOCAL))
 			return refuse(r, REFUSE_NEXT, m->names_why);
 	}
+	/* relocs.c: no relocation is applied in, or points into, the range. */
+	if (ebid_relocs_refuse(elf, m->addr_lo, m->addr_lo + m->len, m->what,
+			       r->buf, sizeof(r->buf)))
+		return refuse(r, REFUSE_NEXT, r->buf);
 	return 0;
 }
 
