@@ -85,20 +85,6 @@ static inline uint64_t ebid_gnu_note_size(size_t desc_len)
 	return 12 + 4 + ((desc_len + 3) & ~(uint64_t)3);
 }
 
-/*
- * The width of an address, offset or xword in a file of class elfclass
- * (ELFCLASS64: 8; ELFCLASS32: 4), and in elf.
- */
-static inline size_t ebid_class_word_size(unsigned char elfclass)
-{
-	return elfclass == 2 /* ELFCLASS64 */ ? 8 : 4;
-}
-
-static inline size_t ebid_word_size(const struct ebid_elf *elf)
-{
-	return ebid_class_word_size(elf->elfclass);
-}
-
 /* Field widths and offsets by class: index 0 for ELF32, 1 for ELF64. */
 struct ebid_ehdr_layout {
 	size_t size, phoff, shoff, phentsize, phnum, shentsize, shnum, shstrndx;

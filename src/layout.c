@@ -35,6 +35,11 @@ size_t ebid_word(unsigned char elfclass)
 	return elfclass == ELFCLASS64 ? 8 : 4;
 }
 
+bool ebid_phdr_by_address(const struct ebid_phdr *ph)
+{
+	return ph->type == PT_GNU_RELRO || ph->type == PT_TLS;
+}
+
 long ebid_first_load(const struct ebid_phdr *phdrs, size_t phnum)
 {
 	size_t i;

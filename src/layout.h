@@ -23,6 +23,14 @@ size_t ebid_dynent(unsigned char elfclass);
 /* Width of an address, offset or symbol value. */
 size_t ebid_word(unsigned char elfclass);
 
+/*
+ * PT_GNU_RELRO and PT_TLS: the dynamic loader applies them by address
+ * (mprotect over their pages, the TLS image copied from p_vaddr) and never
+ * reads their p_offset, which mold leaves at 0. A move judges them by the
+ * addresses they cover and never moves them.
+ */
+bool ebid_phdr_by_address(const struct ebid_phdr *ph);
+
 /* The first PT_LOAD at file offset 0 in phdrs, or -1. */
 long ebid_first_load(const struct ebid_phdr *phdrs, size_t phnum);
 

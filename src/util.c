@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "layout.h"
 
 int ebid_err(char *err, size_t errlen, int code, const char *fmt, ...)
 {
@@ -86,7 +87,7 @@ const struct ebid_ehdr_layout ebid_ehdr_layouts[2] = {
 size_t ebid_phdr_encode(unsigned char *out, const struct ebid_phdr *ph,
 			unsigned char elfclass, unsigned char d)
 {
-	size_t w = ebid_class_word_size(elfclass);
+	size_t w = ebid_word(elfclass);
 	size_t o = 0;
 
 	ebid_put(out + o, 4, ph->type, d), o += 4;
@@ -110,7 +111,7 @@ size_t ebid_phdr_encode(unsigned char *out, const struct ebid_phdr *ph,
 size_t ebid_shdr_encode(unsigned char *out, const struct ebid_shdr *sh,
 			unsigned char elfclass, unsigned char d)
 {
-	size_t w = ebid_class_word_size(elfclass);
+	size_t w = ebid_word(elfclass);
 	size_t o = 0;
 
 	ebid_put(out + o, 4, sh->name, d), o += 4;

@@ -254,13 +254,15 @@ int planner_move_start(struct planner *p, const char *no_move_why,
 
 /*
  * Does the first PT_LOAD, grown to grow_end bytes, reach the addresses of
- * segment o (another PT_LOAD)? The one rule move-note and move-head share
- * for the bytes the first PT_LOAD grows over.
+ * segment o (another PT_LOAD, or a PT_GNU_RELRO or PT_TLS, which the loader
+ * applies by address)? The one rule move-note and move-head share for the
+ * bytes the first PT_LOAD grows over.
  */
 bool planner_grown_clash(const struct ebid_phdr *load,
 			 const struct ebid_phdr *o, uint64_t grow_end)
 {
-	return o->type == PT_LOAD && o->vaddr < load->vaddr + grow_end &&
+	return (o->type == PT_LOAD || ebid_phdr_by_address(o)) &&
+	       o->vaddr < load->vaddr + grow_end &&
 	       o->vaddr + o->memsz > load->vaddr + load->filesz;
 }
 

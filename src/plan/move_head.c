@@ -38,13 +38,28 @@ struct head_move {
 /*
  * The run, in file order from the program headers: .interp and the
  * notes, then dynamic tables (.gnu.hash, .dynsym, ...) only while the
- * bytes freed so far cannot take a program header.
+ * bytes freed so far cannot take a program header. Where the note cannot
+ * go behind the first PT_LOAD in the first page (it runs past it, or ends
+ * too close to its end), the freed bytes must take the note too, so
+ * tables join until they take both.
  */
+static bool head_wants_table(const struct planner *p,
+			     const struct head_move *h, uint64_t off)
+{
+	uint64_t len = ebid_gnu_note_size(p->desc_len);
+	size_t ent = ebid_phent(p->elf->elfclass);
+
+	if (off - h->phend < ent)
+		return true;
+	return h->load->filesz + len > EBID_PAGE &&
+	       ebid_align_up(h->phend + ent, 4) + len > off;
+}
+
 static int head_sections(const struct planner *p, struct head_move *h,
 			 struct refusal *r)
 {
 	const struct ebid_elf *elf = p->elf;
-	size_t ent = ebid_phent(elf->elfclass), cand[EBID_HEAD_CAND_MAX];
+	size_t cand[EBID_HEAD_CAND_MAX];
 	size_t ncand, k;
 
 	switch (ebid_head_run(elf, h->phend, false, cand, &ncand)) {
@@ -62,7 +77,7 @@ static int head_sections(const struct planner *p, struct head_move *h,
 		bool run = kind == EBID_MOVE_RUN && s->addralign <= 8;
 		bool table = kind == EBID_MOVE_TABLE;
 
-		if (!run && !(table && s->offset - h->phend < ent))
+		if (!run && !(table && head_wants_table(p, h, s->offset)))
 			break;
 		if (s->offset < h->run_end)
 			return refuse(r, REFUSE_NEXT, "sections overlap among them");
@@ -108,8 +123,10 @@ static int head_contents(const struct planner *p, const struct head_move *h,
 		return refuse(r, REFUSE_NEXT, "the section header table lies among them");
 	if (!h->n)
 		return refuse(r, REFUSE_NEXT, "no .interp, note or dynamic table follows the program headers");
-	if (h->run_end > h->load->filesz || h->run_end > elf->head_len)
+	if (h->run_end > h->load->filesz)
 		return refuse(r, REFUSE_NEXT, "the notes after the program headers lie outside the first PT_LOAD");
+	if (h->run_end > elf->head_len)
+		return refuse(r, REFUSE_NEXT, "the sections to move run past the first page (a dynamic table too large)");
 	/* Empty sections there would be left pointing at other bytes. */
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
@@ -134,8 +151,13 @@ static int head_headers(const struct planner *p, struct head_move *h,
 	for (i = 0; i < p->phnum; i++) {
 		const struct ebid_phdr *ph = &p->phdrs[i];
 
-		if (i == h->li || !ph->filesz || ph->offset >= h->run_end ||
-		    ph->offset + ph->filesz <= h->phend)
+		if (i != h->li && ebid_phdr_by_address(ph) && ph->memsz &&
+		    ph->vaddr < load->vaddr + h->run_end &&
+		    ph->vaddr + ph->memsz > load->vaddr + h->phend)
+			return refuse(r, REFUSE_NEXT, "a PT_GNU_RELRO or PT_TLS covers their addresses");
+		/* A header with no file bytes covers none (PT_GNU_STACK). */
+		if (i == h->li || !ph->filesz || ebid_phdr_by_address(ph) ||
+		    ph->offset >= h->run_end || ph->offset + ph->filesz <= h->phend)
 			continue;
 		if (ph->type == PT_LOAD)
 			return refuse(r, REFUSE_NEXT, "another PT_LOAD maps them");
@@ -200,6 +222,8 @@ static int head_next(const struct planner *p, struct head_move *h,
 			h->next = o->offset;
 		if (planner_grown_clash(load, o, h->grow_end))
 			return refuse(r, REFUSE_NEXT, "the grown first PT_LOAD would overlap another segment's addresses");
+		if (ebid_phdr_by_address(o))
+			continue;
 		if (o->offset < load->filesz && o->offset + o->filesz > load->filesz)
 			return refuse(r, REFUSE_NEXT, "a segment runs on past the end of the first PT_LOAD");
 	}
@@ -300,8 +324,8 @@ static void head_move_headers(struct planner *p, const struct head_move *h)
 	for (i = 0; i < p->phnum; i++) {
 		struct ebid_phdr *ph = &p->phdrs[i];
 
-		if (i == h->li || !ph->filesz || ph->offset < h->phend ||
-		    ph->offset >= h->run_end)
+		if (i == h->li || !ph->filesz || ebid_phdr_by_address(ph) ||
+		    ph->offset < h->phend || ph->offset >= h->run_end)
 			continue;
 		ph->offset += h->delta;
 		ph->vaddr += h->delta;

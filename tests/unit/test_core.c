@@ -99,8 +99,8 @@ static void test_headers(void)
 	ok(ebid_shdr_encode(b, &sh, ELFCLASS32, data) == sizeof(s32) &&
 		   !memcmp(b, &s32, sizeof(s32)),
 	   "ELF32 section header encodes as Elf32_Shdr");
-	ok(ebid_class_word_size(ELFCLASS64) == sizeof(Elf64_Addr) &&
-		   ebid_class_word_size(ELFCLASS32) == sizeof(Elf32_Addr),
+	ok(ebid_word(ELFCLASS64) == sizeof(Elf64_Addr) &&
+		   ebid_word(ELFCLASS32) == sizeof(Elf32_Addr),
 	   "word size by class is that of Elf64_Addr and Elf32_Addr");
 }
 
