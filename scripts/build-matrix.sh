@@ -19,7 +19,7 @@
 #        qemu-ARCH with -L build/matrix/sysroot/ARCH when that exists);
 #        NOTE says how it was made. Nothing is built.
 #   -j N build N shapes at a time (default 1)
-#   GLOB matches shape names ('go-s390x*'); GROUP is one of: go goext c
+#   GLOB matches shape names ('go-s390x*'); GROUP is one of: go goext c real
 #   crafted. Default: every shape.
 # Environment: EBID_MATRIX (output directory, default build/matrix),
 #   EBID_GOCACHE (Go build cache, default build/go/cache)
