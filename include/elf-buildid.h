@@ -318,6 +318,18 @@ bool ebid_plan_sym_moves(const struct ebid_plan *plan,
 /* Is the value of a dynamic entry with this tag an address (d_ptr)? */
 bool ebid_dyn_is_addr(uint64_t tag);
 
+/*
+ * PT_GNU_RELRO and PT_TLS: the dynamic loader applies them by address
+ * (mprotect over their pages, the TLS image copied from p_vaddr) and never
+ * reads their p_offset, which mold leaves at 0. move-head judges them by
+ * the addresses they cover and never moves them.
+ */
+static inline bool ebid_phdr_by_address(const struct ebid_phdr *ph)
+{
+	return ph->type == 0x6474e552 /* PT_GNU_RELRO */ ||
+	       ph->type == 7 /* PT_TLS */;
+}
+
 /* Where input offset off is in the output of plan. */
 static inline uint64_t ebid_plan_outoff(const struct ebid_plan *plan,
 					uint64_t off)

@@ -195,7 +195,8 @@ static void expect_phdr(const struct ebid_elf *old,
 	*e = old->phdrs[i];
 	e->offset = ebid_plan_outoff(plan, e->offset);
 	if ((plan->actions & EBID_ACT_MOVE_HEAD) && i != plan->grown_load &&
-	    e->filesz && e->offset >= plan->head_from &&
+	    e->filesz && !ebid_phdr_by_address(e) &&
+	    e->offset >= plan->head_from &&
 	    e->offset < plan->head_from + plan->head_size) {
 		e->offset += moved_delta(plan);
 		e->vaddr += moved_delta(plan);

@@ -870,6 +870,12 @@ static bool dyn_names_table(const struct ebid_elf *elf,
 	return false;
 }
 
+/* Does ph cover an address in [lo, hi)? */
+static bool covers_addr(const struct ebid_phdr *ph, uint64_t lo, uint64_t hi)
+{
+	return ph->memsz && ph->vaddr < hi && ph->vaddr + ph->memsz > lo;
+}
+
 /* A section move_head() may move: .interp, or an allocated note. */
 static bool head_movable(const struct ebid_shdr *s)
 {
@@ -956,6 +962,7 @@ static const char *move_head(struct planner *p)
 	uint64_t len = ebid_gnu_note_size(p->desc_len), ins = 0, j;
 	struct ebid_phdr *load = NULL;
 	const char *why;
+	bool spill;
 	int ret;
 
 	if (p->opts->no_move)
@@ -968,8 +975,12 @@ static const char *move_head(struct planner *p)
 	/*
 	 * The run, in file order from the program headers: .interp and the
 	 * notes, then dynamic tables (.gnu.hash, .dynsym, ...) only while the
-	 * bytes freed so far cannot take a program header.
+	 * bytes freed so far cannot take a program header. Where the note
+	 * cannot go behind the first PT_LOAD in the first page (spill: it
+	 * runs past it), the freed bytes must take the note too, so tables
+	 * are added until they take both.
 	 */
+	spill = load->filesz + len > EBID_PAGE;
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
 
@@ -989,7 +1000,10 @@ static const char *move_head(struct planner *p)
 		const struct ebid_shdr *s = &elf->shdrs[cand[k]];
 		bool table = !head_movable(s) && dyn_tag_of(s);
 
-		if (!head_movable(s) && !(table && s->offset - phend < ent))
+		if (!head_movable(s) &&
+		    !(table && (s->offset - phend < ent ||
+				(spill && ebid_align_up(phend + ent, 4) + len >
+						  s->offset))))
 			break;
 		if (s->offset < run_end)
 			return "sections overlap among them";
@@ -1008,8 +1022,10 @@ static const char *move_head(struct planner *p)
 		return "the section header table lies among them";
 	if (!n)
 		return "no .interp, note or dynamic table follows the program headers";
-	if (run_end > load->filesz || run_end > elf->head_len)
+	if (run_end > load->filesz)
 		return "the notes after the program headers lie outside the first PT_LOAD";
+	if (run_end > elf->head_len)
+		return "the sections to move run past the first page (a dynamic table too large)";
 	/* Empty sections there would be left pointing at other bytes. */
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
@@ -1036,8 +1052,12 @@ static const char *move_head(struct planner *p)
 	for (i = 0; i < p->phnum; i++) {
 		const struct ebid_phdr *ph = &p->phdrs[i];
 
-		if (i == li || !ph->filesz || ph->offset >= run_end ||
-		    ph->offset + ph->filesz <= phend)
+		if (i != li && ebid_phdr_by_address(ph) &&
+		    covers_addr(ph, load->vaddr + phend, load->vaddr + run_end))
+			return "a PT_GNU_RELRO or PT_TLS covers their addresses";
+		/* A header with no file bytes covers none (PT_GNU_STACK). */
+		if (i == li || !ph->filesz || ebid_phdr_by_address(ph) ||
+		    ph->offset >= run_end || ph->offset + ph->filesz <= phend)
 			continue;
 		if (ph->type == EBID_PT_LOAD)
 			return "another PT_LOAD maps them";
@@ -1104,9 +1124,12 @@ static const char *move_head(struct planner *p)
 			continue;
 		if (o->offset >= load->filesz && o->offset < next)
 			next = o->offset;
-		if (o->type == EBID_PT_LOAD && o->vaddr < load->vaddr + grow_end &&
-		    o->vaddr + o->memsz > load->vaddr + load->filesz)
+		if ((o->type == EBID_PT_LOAD || ebid_phdr_by_address(o)) &&
+		    covers_addr(o, load->vaddr + load->filesz,
+				load->vaddr + grow_end))
 			return "the grown first PT_LOAD would overlap another segment's addresses";
+		if (ebid_phdr_by_address(o))
+			continue;
 		if (o->offset < load->filesz && o->offset + o->filesz > load->filesz)
 			return "a segment runs on past the end of the first PT_LOAD";
 	}
@@ -1191,8 +1214,8 @@ static const char *move_head(struct planner *p)
 	for (i = 0; i < p->phnum; i++) {
 		struct ebid_phdr *ph = &p->phdrs[i];
 
-		if (i == li || !ph->filesz || ph->offset < phend ||
-		    ph->offset >= run_end)
+		if (i == li || !ph->filesz || ebid_phdr_by_address(ph) ||
+		    ph->offset < phend || ph->offset >= run_end)
 			continue;
 		ph->offset += delta;
 		ph->vaddr += delta;
