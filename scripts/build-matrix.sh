@@ -4,8 +4,8 @@
 # file per shape, named after the shape. The shapes and how each is built
 # are make rules in mk/matrix/shapes.mk (Go internal linking for every
 # GOARCH, cgo, external linking and c-shared, C from gcc and clang with four
-# linkers, and files crafted from those); this script picks shapes by name,
-# glob or group, runs make -k on them and sums up.
+# linkers, hello-world and real-size, and files crafted from those); it
+# picks shapes by name, glob or group, runs make -k on them and sums up.
 #
 # Cached: a shape is rebuilt only when it is older than its sources,
 # mk/matrix/shapes.mk, scripts/matrix-craft.py and tests/ebid.py (crafted

@@ -88,6 +88,19 @@ expect_eq "$name: PT_GNU_RELRO and PT_TLS after inject" \
 	"$(readelf -lW "$f" | awk '$1 == "GNU_RELRO" || $1 == "TLS"')" "$relro_in"
 t_end
 
+# A .dynsym of 400 symbols (about 10 KiB) right after .interp and the
+# notes: the run would have to leave the first page, and lld leaves about
+# one page of address room behind the first PT_LOAD. Refused, saying so.
+t_begin "lld real-size shapes with 400 dynamic symbols: refused, naming the table size"
+for name in real-gcc-lld-pie-nobuildid real-gcc-lld-shlib-nobuildid; do
+	cp "$matrix/$name" "$SCRATCH/$name"
+	expect_exit 2 "$EBID" inject --dry-run "$SCRATCH/$name"
+	expect_match "$name: why" "$err" \
+		'the sections to move run past the first page \(a dynamic table too large\)'
+	expect_same_file "$name: untouched" "$SCRATCH/$name" "$matrix/$name"
+done
+t_end
+
 t_begin "injected real-size shapes: id, readers, kernel, runs, elflint, plan"
 check_rows "injected" '$7 == "injected"' action id section kernel runs planned again headers elflint
 t_end

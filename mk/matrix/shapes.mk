@@ -3,8 +3,10 @@
 # shape in build/matrix/, named after the shape. Go internal linking for
 # every GOARCH Go supports on Linux; Go cgo, external linking and c-shared;
 # C programs and shared libraries from gcc and clang with GNU ld, gold, lld
-# and mold; and files crafted from those (no section headers, extended
-# section numbering, .shstrtab at the end of the file, trailing data).
+# and mold, hello-world and real-size (tens of KiB of constants, a few
+# hundred dynamic symbols); and files crafted from those (no section
+# headers, extended section numbering, .shstrtab at the end of the file,
+# trailing data).
 #
 # Not included by the top Makefile: scripts/build-matrix.sh (and so
 # `make matrix`) runs it with -k, picks shapes by name, glob or group and
