@@ -4,8 +4,8 @@
 # file per shape, named after the shape. The shapes and how each is built
 # are make rules in mk/matrix/shapes.mk (Go internal linking for every
 # GOARCH, cgo, external linking and c-shared, C from gcc and clang with four
-# linkers, and files crafted from those); this script picks shapes by name,
-# glob or group, runs make -k on them and sums up.
+# linkers, hello-world and real-size, and files crafted from those); it
+# picks shapes by name, glob or group, runs make -k on them and sums up.
 #
 # Cached: a shape is rebuilt only when it is older than its sources,
 # mk/matrix/shapes.mk, scripts/matrix-craft.py and tests/ebid.py (crafted
@@ -19,7 +19,7 @@
 #        qemu-ARCH with -L build/matrix/sysroot/ARCH when that exists);
 #        NOTE says how it was made. Nothing is built.
 #   -j N build N shapes at a time (default 1)
-#   GLOB matches shape names ('go-s390x*'); GROUP is one of: go goext c
+#   GLOB matches shape names ('go-s390x*'); GROUP is one of: go goext c real
 #   crafted. Default: every shape.
 # Environment: EBID_MATRIX (output directory, default build/matrix),
 #   EBID_GOCACHE (Go build cache, default build/go/cache)

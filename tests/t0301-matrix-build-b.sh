@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Issue 3, part 2 of the matrix build: every shape t0300 did not build (Go
 # for ppc64, ppc64le, riscv64 and s390x; C from gcc and clang with GNU ld,
-# gold, lld and mold; the crafted files), and a check that each shape
-# scripts/build-matrix.sh lists exists and is the ELF it claims to be.
+# gold, lld and mold, hello-world and real-size; the crafted files), and a
+# check that each shape scripts/build-matrix.sh lists exists and is the ELF
+# it claims to be.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/matrix-lib.sh"
 

@@ -3,8 +3,10 @@
 # shape in build/matrix/, named after the shape. Go internal linking for
 # every GOARCH Go supports on Linux; Go cgo, external linking and c-shared;
 # C programs and shared libraries from gcc and clang with GNU ld, gold, lld
-# and mold; and files crafted from those (no section headers, extended
-# section numbering, .shstrtab at the end of the file, trailing data).
+# and mold, hello-world and real-size (tens of KiB of constants, a few
+# hundred dynamic symbols); and files crafted from those (no section
+# headers, extended section numbering, .shstrtab at the end of the file,
+# trailing data).
 #
 # Not included by the top Makefile: scripts/build-matrix.sh (and so
 # `make matrix`) runs it with -k, picks shapes by name, glob or group and
@@ -175,6 +177,36 @@ $(foreach cc,$(CCS),\
 		$(eval $(call c_shape,$(cc),$(ld),$k,$(id))))))\
 	$(foreach ld,$(LDS),$(eval $(call c_shape,$(cc),$(ld),pie,bzero))))
 
+# Real-size C: fixtures/real, a program with some 55 KiB of strings and
+# constants calling 400 functions of a library of the same compiler and
+# linker (linked against it; its soname is the library shape's name, and
+# the program finds it by LD_LIBRARY_PATH=build/matrix), so that the first
+# read-only PT_LOAD runs past the first page and the dynamic tables are a
+# real program's size. KIND pie, nopie or shlib, or pielibc: the same
+# program with the library's code linked in, a PIE that needs only libc
+# (some ten dynamic symbols, as many small real programs).
+define real_shape # CC LD KIND ID
+SHAPES += real-$1-$2-$3-$4
+group.real-$1-$2-$3-$4 := real
+kind.real-$1-$2-$3-$4 := $(if $(filter shlib,$3),lib,exe)
+runner.real-$1-$2-$3-$4 := native
+note.real-$1-$2-$3-$4 := real-size: $(or $(note.real.$3),55 KiB of strings calling 400 functions of real-$1-$2-shlib-$4), $1 -fuse-ld=$2, $(if $(filter pielibc,$3),pie,$3), $(idnote.$4)
+how.real-$1-$2-$3-$4 := real
+cc.real-$1-$2-$3-$4 := $1
+ld.real-$1-$2-$3-$4 := $2
+k.real-$1-$2-$3-$4 := $3
+id.real-$1-$2-$3-$4 := $4
+lib.real-$1-$2-$3-$4 := $(if $(filter pie nopie,$3),real-$1-$2-shlib-$4)
+endef
+note.real.shlib   := 400 exported functions, 16 KiB of constants, a PT_TLS
+note.real.pielibc := 55 KiB of strings and the 400 functions linked in, only libc imported
+$(foreach ld,$(LDS),$(foreach k,shlib pie,\
+	$(eval $(call real_shape,gcc,$(ld),$k,nobuildid))))
+$(foreach k,shlib pie,$(eval $(call real_shape,clang,lld,$k,nobuildid)))
+$(foreach ld,bfd lld,$(eval $(call real_shape,gcc,$(ld),nopie,nobuildid)))
+$(foreach ld,lld mold,$(eval $(call real_shape,gcc,$(ld),pielibc,nobuildid)))
+$(eval $(call real_shape,clang,lld,pielibc,nobuildid))
+
 # Crafted from the shapes above: one field or one block changed.
 define crafted_shape # PREFIX HOW BASE NOTE-TAIL
 SHAPES += $1-$3
@@ -244,6 +276,17 @@ kflags.static     := -fno-PIE -no-pie -static $(TOP)/fixtures/c/hello.c
 kflags.shlib      := -fPIC -shared $(TOP)/fixtures/c/lib.c
 cmd.c = cd $(TOP) && $(cc.$1) -O2 -g -ffile-prefix-map=$(TOP)=. -fuse-ld=$(ld.$1) $(idflags.$(id.$1)) \
 	$(kflags.$(k.$1)) -o $(M)/$1.tmp
+# The library names itself after its shape (its soname); a program links
+# against its library.
+comma        := ,
+rflags.shlib := -fPIC -shared fixtures/real/lib.c
+rflags.pie   := -fPIE -pie fixtures/real/main.c
+rflags.nopie := -fno-PIE -no-pie fixtures/real/main.c
+rflags.pielibc := -fPIE -pie fixtures/real/main.c fixtures/real/lib.c
+cmd.real = cd $(TOP) && $(cc.$1) -O2 -g -ffile-prefix-map=$(TOP)=. -fuse-ld=$(ld.$1) \
+	$(idflags.$(id.$1)) $(rflags.$(k.$1)) \
+	$(if $(filter shlib,$(k.$1)),-Wl$(comma)-soname$(comma)$1) $(addprefix $(M)/,$(lib.$1)) \
+	-o $(M)/$1.tmp
 # Like c with gcc, plus an object of 65300 sections.
 cmd.many = cd $(TOP) && gcc -O2 -g -ffile-prefix-map=$(TOP)=. -fuse-ld=$(ld.$1) $(idflags.$(id.$1)) \
 	$(kflags.$(k.$1)) $(M)/.many.o -o $(M)/$1.tmp
@@ -256,6 +299,7 @@ files.cshared := $(files.cgo)
 deps.go      = $(files.$(src.$1))
 deps.c       := $(shell find $(TOP)/fixtures/c -type f)
 deps.many    = $(deps.c) $(M)/.many.o
+deps.real    = $(shell find $(TOP)/fixtures/real -type f) $(addprefix $(M)/,$(lib.$1))
 deps.crafted = $(CRAFT) $(TOP)/tests/ebid.py $(M)/$(base.$1)
 
 # ---- rules -----------------------------------------------------------------

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Real-size C programs and shared libraries (the matrix's real group,
+# fixtures/real): tens of KiB of constants put the first, read-only
+# PT_LOAD past the first page, and 400 functions the program imports from
+# its library give both a real program's dynamic tables. Each shape is
+# injected on a copy by scripts/compat-matrix and judged by tools we did
+# not write: readelf, eu-readelf and perf buildid-list show the id, the
+# kernel's MMAP2 record carries it (perf record --buildid-mmap, the
+# program run, the library loaded by build/matrix/loader), the output is
+# the original's, eu-elflint --gnu-ld and readelf say nothing new, only
+# the planned bytes change and a second run changes nothing. A refusal
+# leaves the file untouched and says which linker flag gives an id.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/matrix-lib.sh"
+require_tool
+
+matrix=${EBID_MATRIX:-$TOP/build/matrix}
+
+matrix_run real
+
+# The shapes are what they claim, by readelf: the first PT_LOAD runs past
+# the first page, and the dynamic symbol table has the 400 functions
+# (none: the pielibc programs have them linked in and import only libc).
+t_begin "real-size shapes: first PT_LOAD past the first page, 400 dynamic symbols"
+n=0
+while IFS=$'\t' read -r name _; do
+	n=$((n + 1))
+	f=$matrix/$name
+	load=$(readelf -lW "$f" | awk '$1 == "LOAD" { print $5; exit }')
+	expect_true "$name: first PT_LOAD is ${load:-missing} bytes, not past the first page" \
+		[ -n "$load" ] && [ $((load)) -gt 4096 ]
+	syms=$(readelf --dyn-syms -W "$f" | grep -c ' real_f1[0-9][0-9][0-9]$')
+	want=400
+	[[ $name == *-pielibc-* ]] && want=0
+	expect_eq "$name: dynamic real_f* symbols" "$syms" "$want"
+done < <("$TOP/scripts/build-matrix.sh" -l real)
+expect_ne "shapes listed" "$n" 0
+t_end
+
+# section FILE NAME: the section's address and file offset (hex, no 0x).
+section() {
+	readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] *//p' |
+		awk -v n="$2" '$1 == n { print $3, $4; exit }'
+}
+
+# The lld program that needs only libc: the run after the program headers
+# (.interp, .note.ABI-tag, .dynsym) goes behind the first PT_LOAD, past the
+# first page; the note stays in the first page under a PT_NOTE of its own;
+# DT_SYMTAB names .dynsym's new address. Judged by readelf on the result
+# compat-matrix wrote (its run directory keeps it).
+t_begin "lld real-size PIE: .dynsym moved behind the first PT_LOAD, note in page 0"
+for name in real-gcc-lld-pielibc-nobuildid real-clang-lld-pielibc-nobuildid; do
+	f=$SCRATCH/run/$name/$name
+	words=$(awk -F'\t' -v n="$name" '$1 == n { print $7 }' "$tsv")
+	expect_eq "$name: outcome" "$words" injected || continue
+	expect_match "$name: plan" "$(cat "$SCRATCH/run/$name/dry-run.out")" \
+		'insert-gap,move-head'
+	note=$(readelf -lW "$f" | awk '$1 == "NOTE" { print $2, $5; exit }')
+	read -r noff nsz <<<"$note"
+	expect_true "$name: first PT_NOTE ($note) not in the first page" \
+		[ -n "$noff" ] && [ $((noff + nsz)) -le 4096 ]
+	bid=$(section "$f" .note.gnu.build-id | cut -d' ' -f2)
+	expect_eq "$name: the first PT_NOTE is .note.gnu.build-id" "$((noff))" "$((0x${bid:-0}))"
+	dynsym=$(section "$f" .dynsym | cut -d' ' -f1)
+	symtab=$(readelf -dW "$f" | awk '$2 == "(SYMTAB)" { print $3 }')
+	load=$(readelf -lW "$matrix/$name" | awk '$1 == "LOAD" { print $5; exit }')
+	expect_true "$name: .dynsym at 0x$dynsym, not behind the first PT_LOAD ($load)" \
+		[ -n "$dynsym" ] && [ $((0x$dynsym)) -ge $((load)) ]
+	expect_eq "$name: DT_SYMTAB is .dynsym's address" "$((symtab))" "$((0x$dynsym))"
+	expect_eq "$name: readelf -D --dyn-syms through DT_SYMTAB" \
+		"$(readelf -DW --dyn-syms "$f" | grep -c ' puts\| printf\| strlen')" \
+		"$(readelf -DW --dyn-syms "$matrix/$name" | grep -c ' puts\| printf\| strlen')"
+done
+t_end
+
+# mold puts p_offset 0 in PT_GNU_RELRO and PT_TLS (and PT_GNU_STACK holds no
+# file bytes): the loader applies them by address, so they are no reason
+# to refuse, and they come out as they went in.
+t_begin "mold real-size library: PT_GNU_RELRO and PT_TLS at p_offset 0 kept as they were"
+name=real-gcc-mold-shlib-nobuildid
+f=$SCRATCH/run/$name/$name
+relro_in=$(readelf -lW "$matrix/$name" | awk '$1 == "GNU_RELRO" || $1 == "TLS"')
+expect_match "$name: input has PT_GNU_RELRO at p_offset 0" "$relro_in" \
+	'GNU_RELRO +0x000000 '
+expect_eq "$name: outcome" "$(awk -F'\t' -v n="$name" '$1 == n { print $7 }' "$tsv")" injected
+expect_eq "$name: PT_GNU_RELRO and PT_TLS after inject" \
+	"$(readelf -lW "$f" | awk '$1 == "GNU_RELRO" || $1 == "TLS"')" "$relro_in"
+t_end
+
+# A .dynsym of 400 symbols (about 10 KiB) right after .interp and the
+# notes: the run would have to leave the first page, and lld leaves about
+# one page of address room behind the first PT_LOAD. Refused, saying so.
+t_begin "lld real-size shapes with 400 dynamic symbols: refused, naming the table size"
+for name in real-gcc-lld-pie-nobuildid real-gcc-lld-shlib-nobuildid; do
+	cp "$matrix/$name" "$SCRATCH/$name"
+	expect_exit 2 "$EBID" inject --dry-run "$SCRATCH/$name"
+	expect_match "$name: why" "$err" \
+		'the sections to move run past the first page \(a dynamic table too large\)'
+	expect_same_file "$name: untouched" "$SCRATCH/$name" "$matrix/$name"
+done
+t_end
+
+t_begin "injected real-size shapes: id, readers, kernel, runs, elflint, plan"
+check_rows "injected" '$7 == "injected"' action id section kernel runs planned again headers elflint
+t_end
+
+t_begin "refused real-size shapes: exit 2, one line naming a linker flag, untouched"
+check_rows "?refused" '$7 == "refused"' message untouched dry-run policy
+t_end
+
+t_done
