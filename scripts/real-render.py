@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # Renders build/real's results (scripts/check-real.sh) as the Markdown
-# table of docs/compatibility.md's "Real software" section.
+# table of docs/compatibility.md's "Real software" section, and puts it
+# there between the section's markers (make real-doc).
 # Usage: real-render.py WORKDIR SECONDS LOADAVG
+#        real-render.py --splice DOC TABLE.md
 import collections
 import csv
 import datetime
+import os
 import subprocess
 import sys
 
@@ -18,7 +21,45 @@ def first_line(cmd):
     return (out.splitlines() or [""])[0].strip()
 
 
+BEGIN = "<!-- real-software begin -->"
+END = "<!-- real-software end -->"
+INTRO = """## Real software
+
+Real C projects, not written here, built from Debian 12's source packages
+with their own build systems and each linker, then injected in their build
+trees and tested with their own test suites (`make check-real`,
+`scripts/check-real.sh`; docs/hacking.md says what it checks). The table
+between the markers is written by `make real-doc` from `build/real/`;
+`make compat-doc` keeps this section as it is.
+"""
+
+
+def splice(doc, table):
+    """Replaces DOC's real-software block by TABLE's text, or appends the
+    section when DOC has none."""
+    with open(table) as fh:
+        body = fh.read().strip("\n")
+    with open(doc) as fh:
+        text = fh.read()
+    block = BEGIN + "\n\n" + body + "\n\n" + END
+    b, e = text.find(BEGIN), text.find(END)
+    if b >= 0 and e > b:
+        text = text[:b] + block + text[e + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + INTRO + "\n" + block + "\n"
+    with open(doc + ".tmp", "w") as fh:
+        fh.write(text)
+    os.replace(doc + ".tmp", doc)
+    return 0
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--splice":
+        return splice(argv[2], argv[3])
+    if len(argv) != 4:
+        print("usage: real-render.py WORKDIR SECONDS LOADAVG | "
+              "--splice DOC TABLE.md", file=sys.stderr)
+        return 64
     work, secs, load = argv[1], int(argv[2]), argv[3]
     with open(work + "/results.tsv") as fh:
         files = list(csv.DictReader(fh, delimiter="\t"))
