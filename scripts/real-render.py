@@ -82,11 +82,11 @@ def main(argv):
              ["ld.mold", "--version"], ["eu-elflint", "--version"]))))
     w("")
     w("| project | linker | ELF files (exe + lib) | strategies | refused | "
-      "loaded by the tests | tests before | tests after | verdict |")
-    w("|---|---|---|---|---|---|---|---|---|")
+      "loaded by the tests | tests before | tests after | s | verdict |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
-        project, linker, tb, ta, verdict = r[:5]
-        detail = r[5] if len(r) > 5 else ""
+        project, linker, tb, ta, verdict, secs_run = r[:6]
+        detail = r[6] if len(r) > 6 else ""
         fs = [f for f in files if f["project"] == project and
               f["linker"] == linker]
         kinds = collections.Counter(f["kind"] for f in fs)
@@ -100,12 +100,12 @@ def main(argv):
                     refusals.append(msg)
                 refused.append("`%s` (%d)" % (f["file"],
                                               refusals.index(msg) + 1))
-        w("| %s | %s | %d (%d + %d) | %s | %s | %d | %s | %s | %s |" % (
+        w("| %s | %s | %d (%d + %d) | %s | %s | %d | %s | %s | %s | %s |" % (
             project, linker, len(fs), kinds["exe"], kinds["lib"],
             ", ".join("%d %s" % (n, s) for s, n in sorted(strat.items()))
             or "-", ", ".join(refused) or "-",
             sum(1 for f in fs if f["loaded_by_tests"] == "yes"), tb, ta,
-            "pass" if verdict == "pass" else "**FAIL**: " +
+            secs_run, "pass" if verdict == "pass" else "**FAIL**: " +
             detail.replace("|", "\\|")))
     if refusals:
         w("")
