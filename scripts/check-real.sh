@@ -27,6 +27,9 @@
 #   source packages, fetched once with apt-get source --download-only).
 set -u
 set -o pipefail
+# The projects' own makes answer to this script, not to a make that started
+# it: `make check-real V=1 CFLAGS=...` must not reach pcre2's Makefile.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ebid=$(realpath "${EBID:-$top/build/elf-buildid}")
