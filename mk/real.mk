@@ -7,9 +7,12 @@
 #                     build the tool, run; results in build/real/
 #   make real-doc     put build/real/results.md into docs/compatibility.md
 #                     (its "Real software" section; make compat-doc keeps it)
-#   REAL=...          which runs: PROJECT[:LINKER,...] words (default all)
+#   make check-real-faults  each check of check-real made to fail once,
+#                     on zlib (scripts/check-real-faults.sh)
+#   REAL=...          which runs: PROJECT[:LINKER,...] words (default: zlib
+#                     and expat with every linker, pcre2 with lld and mold)
 
-.PHONY: check-real real-doc
+.PHONY: check-real real-doc check-real-faults
 
 REAL ?=
 
@@ -20,3 +23,8 @@ check-real: deps
 
 real-doc:
 	$(Q)scripts/real-render.py --splice docs/compatibility.md build/real/results.md
+
+check-real-faults: DEPS_GROUPS = real
+check-real-faults: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)EBID=$(BUILD)/elf-buildid scripts/check-real-faults.sh
