@@ -41,7 +41,7 @@ linkers=(bfd gold lld mold)
 # libraries (libz, libexpat, libpcre2-8 and -posix) loaded by the tests. pcre2
 # runs with lld and mold only (insert-gap and move-head on real libraries):
 # its suite is three quarters of the time (`REAL=pcre2` runs all four).
-default_runs=(zlib expat pcre2:lld,mold)
+default_runs=(zlib expat "pcre2:lld,mold")
 # What a build-tree injection must use: without it a library stamped after
 # the programs linked against it is newer than they are, and the test
 # suite's make relinks them (zlib's examplesh, measured).
@@ -74,6 +74,7 @@ fetch() {
 		dsc=$(ls "$work/src/${pkg}"_*.dsc | sort -V | tail -n 1)
 	fi
 	rm -rf "$work/src/$p.tree"
+	# shellcheck disable=SC2046 # the options are zero or more words
 	dpkg-source -x $("${p}_unpack_opts") "$dsc" "$work/src/$p.tree" \
 		>"$work/src/$pkg.unpack.log" 2>&1 ||
 		{ say "dpkg-source -x $dsc failed"; return 1; }
@@ -276,7 +277,7 @@ tests_summary() {
 
 # run_one PROJECT LINKER: link, test, inject, test again, check.
 run_one() {
-	local project=$1 linker=$2 tree ldf f id st k loaded
+	local project=$1 linker=$2 tree ldf
 	local cur=$1-$2 run=$work/runs/$1-$2 t0=$SECONDS
 	tree=$(realpath "$work/$project/$("${project}_tree")")
 	ldf="-fuse-ld=$linker -Wl,--build-id=none"
@@ -293,8 +294,9 @@ run_one() {
 	(cd "$tree" && "${inject[@]}" .) >"$run/inject.out" 2>"$run/inject.err"
 	echo "$?" >"$run/inject.rc"
 	inject_results "$run/inject.err" >"$run/inject.tsv"
-	(cd "$tree" && sha256sum $(cat "$run/elfs.txt")) >"$run/injected.sha256"
-	mkdir -p "$run/injected" && (cd "$tree" && cp -p --parents $(cat "$run/elfs.txt") "$run/injected")
+	(cd "$tree" && xargs -d '\n' sha256sum <"$run/elfs.txt") >"$run/injected.sha256"
+	mkdir -p "$run/injected" &&
+		(cd "$tree" && xargs -d '\n' cp -p --parents -t "$run/injected" <"$run/elfs.txt")
 	say "$cur: tests after inject"
 	(cd "$work/$project" && LD_DEBUG=files LD_DEBUG_OUTPUT=$run/lddebug/ld \
 		"${project}_test" "$ldf" "$run/after")

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154
 # SPDX-License-Identifier: MIT
 # The real projects of scripts/check-real.sh (sourced by it): for each, its
 # Debian source package, where its build tree is, and how its upstream
@@ -11,7 +12,8 @@
 # PROJECT_test LDFLAGS OUT writes the suite's output to OUT.log and its
 # verdicts to OUT.units, one `PASS NAME` or `FAIL NAME` a line, read from
 # the suite's own output (and `CHECKS N` when the suite counts finer than
-# its units); its exit status is not used: the units are.
+# its units); its exit status is not used: the units are. $jobs (make -j)
+# comes from check-real.sh.
 
 # zlib: its own configure script and Makefile. libz.so.1.2.13 and, linked
 # against it, examplesh and minigzipsh; example, minigzip (and the 64-bit
