@@ -22,6 +22,10 @@
 #           libelf, libcrypto, zlib and glibc, chroot, unshare, mount
 #   ship    make dist, make deb and their tests (t0900, t0910, t0930): git,
 #           dpkg-dev, lintian, ruby
+#   real    make check-real (scripts/check-real.sh): a deb-src entry for
+#           the machine's Debian archive (our own file in
+#           /etc/apt/sources.list.d), dpkg-dev for apt-get source, gcc,
+#           g++, make, cmake, the four linkers, elfutils, perf, python3
 #   test    everything make test runs: base kit matrix robust static ship
 set -u
 
@@ -32,13 +36,13 @@ for a in "$@"; do
 	case "$a" in
 	--check) check_only=1 ;;
 	-h | --help)
-		sed -n '3,25s/^# \{0,1\}//p' "$0"
+		sed -n '3,29s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
-	base | kit | matrix | robust | bench | static | ship) groups+=("$a") ;;
+	base | kit | matrix | robust | bench | static | ship | real) groups+=("$a") ;;
 	test) groups+=(base kit matrix robust static ship) ;;
 	*)
-		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static ship test)" >&2
+		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static ship real test)" >&2
 		exit 64
 		;;
 	esac
@@ -244,22 +248,103 @@ group_ship() {
 	cmd ruby ruby
 }
 
+# check-real builds Debian's source packages with their own build systems:
+# zlib (configure, make), expat (CMake; its tests are C and C++), pcre2
+# (autotools, libtool). apt-get source needs dpkg-dev and a deb-src entry
+# (deb_src below).
+group_real() {
+	cmd gcc gcc
+	cmd g++ g++
+	cmd make make
+	cmd cmake cmake
+	cmd ld.bfd binutils
+	cmd ld.gold binutils
+	cmd strip binutils
+	cmd readelf binutils
+	cmd ld.lld lld
+	cmd ld.mold mold
+	cmd eu-elflint elfutils
+	cmd perf linux-perf
+	cmd python3 python3
+	cmd cmp diffutils
+	cmd dpkg-source dpkg-dev
+	cmd apt-get apt
+	cmd sha256sum coreutils
+	have_deb_src || need_src=1
+}
+
+# The deb-src entry check-real's apt-get source needs: the machine's own
+# Debian archive (deb822 .sources files or one-line sources.list), same
+# URIs, suites and key, Types deb-src, in a file of our own. The security
+# archive is left out: on this project's machines its source files are not
+# served (apt-get source fails with 404), and the main archive carries
+# every version the builds need.
+debsrc_file=/etc/apt/sources.list.d/elf-buildid-deb-src.sources
+need_src=0
+
+# have_deb_src: a deb-src source of a Debian archive is configured.
+have_deb_src() {
+	[ -f "$debsrc_file" ] && return 0
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		grep -q -E '^[[:space:]]*deb-src[[:space:]].*debian' && return 0
+	cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk 'BEGIN { RS = "" }
+		/(^|\n)Types:[^\n]*deb-src/ && /debian/ { x = 1 } END { exit !x }'
+}
+
+# deb_src_entries: the deb-src stanzas for the machine's Debian archive.
+deb_src_entries() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] && [ "$f" != "$debsrc_file" ] || continue
+		awk 'BEGIN { RS = ""; ORS = "\n\n" }
+			/(^|\n)Types:([^\n]*[ \t])?deb([ \t\n]|$)/ && /debian/ && !/debian-security/ {
+				sub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src"); sub(/^\n/, ""); print }' "$f"
+	done
+	[ -f /etc/apt/sources.list ] &&
+		sed -n -E '/debian-security/d; s/^[[:space:]]*deb[[:space:]]+(.*debian.*)$/# from sources.list\nTypes: deb-src\nURIs: \1\n/p' \
+			/etc/apt/sources.list | awk '
+			/^URIs: / { n = split(substr($0, 7), w, " "); o = 1
+				if (w[1] ~ /^\[/) { while (w[o] !~ /\]$/) o++; o++ }
+				print "URIs: " w[o]; print "Suites: " w[o + 1]
+				c = ""; for (i = o + 2; i <= n; i++) c = c " " w[i]
+				print "Components:" c; next } { print }'
+}
+
+# add_deb_src: write our deb-src file (idempotent: only when missing) and
+# update the package lists once.
+add_deb_src() {
+	local text
+	have_deb_src && return 0
+	text=$(deb_src_entries)
+	[ -n "$text" ] || {
+		echo "$me: no Debian archive in /etc/apt/sources.list{,.d} to add deb-src for" >&2
+		return 1
+	}
+	printf '# Written by elf-buildid scripts/install-deps.sh real (apt-get source).\n%s\n' \
+		"$text" >"$debsrc_file" || return 1
+	echo "$me: added $debsrc_file; apt-get update" >&2
+	apt-get update >&2
+}
+
 check() {
 	local g
+	need_src=0
 	missing=()
 	for g in "${groups[@]}"; do "group_$g"; done
 }
 
 check
-[ ${#missing[@]} -eq 0 ] && exit 0
+[ ${#missing[@]} -eq 0 ] && [ "$need_src" = 0 ] && exit 0
 
 if [ "$check_only" = 1 ]; then
-	echo "$me: missing Debian packages: ${missing[*]}" >&2
+	[ ${#missing[@]} -eq 0 ] || echo "$me: missing Debian packages: ${missing[*]}" >&2
+	[ "$need_src" = 0 ] || echo "$me: no deb-src entry for apt-get source" >&2
 	exit 1
 fi
 if [ "$(id -u)" != 0 ]; then
 	{
-		echo "$me: missing Debian packages: ${missing[*]}"
+		[ "$need_src" = 0 ] || echo "$me: no deb-src entry for apt-get source: run this as root"
+		echo "$me: missing Debian packages: ${missing[*]-}"
 		echo "$me: run this as root, or install them with:"
 		echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}"
 	} >&2
@@ -270,6 +355,10 @@ fi
 exec 9>/var/lock/elf-buildid-deps.lock 2>/dev/null || exec 9>/tmp/elf-buildid-deps.lock
 flock 9
 check
+if [ "$need_src" = 1 ]; then
+	add_deb_src || exit 1
+	check
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "$me: installing ${missing[*]}" >&2
