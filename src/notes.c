@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* ELF note walking and an emulation of the kernel's build-id reader. */
+#include <elf.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
+#include "layout.h"
 
 int ebid_notes_walk(const unsigned char *buf, size_t len, unsigned char data,
 		    unsigned align, ebid_note_fn fn, void *arg)
@@ -47,14 +50,14 @@ size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
 
 	if (head_len < page)
 		page = head_len; /* bytes past EOF do not exist */
-	if (page < 52 || memcmp(head, "\177ELF", 4) != 0)
+	if (page < sizeof(Elf32_Ehdr) || memcmp(head, ELFMAG, SELFMAG) != 0)
 		return 0;
-	cls = head[4];
-	d = head[5];
-	if (cls != 1 && cls != 2)
+	cls = head[EI_CLASS];
+	d = head[EI_DATA];
+	if (cls != ELFCLASS32 && cls != ELFCLASS64)
 		return 0;
-	ehsize = cls == 2 ? 64 : 52;
-	phsize = cls == 2 ? 56 : 32;
+	ehsize = ebid_ehsize(cls);
+	phsize = ebid_phent(cls);
 	if (page < ehsize)
 		return 0;
 	/* Only executables and shared objects (e_type at offset 16). */
@@ -73,10 +76,14 @@ size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
 		type = ebid_get(ph, 4, d);
 		if (type != EBID_PT_NOTE)
 			continue;
-		off = ebid_get(ph + (cls == 2 ? 8 : 4), cls == 2 ? 8 : 4, d);
+		off = ebid_get(ph + (cls == ELFCLASS64 ? offsetof(Elf64_Phdr, p_offset)
+						       : offsetof(Elf32_Phdr, p_offset)),
+			       ebid_word(cls), d);
 		/* The kernel takes the size as an Elf32_Word: truncated. */
-		filesz = (uint32_t)ebid_get(ph + (cls == 2 ? 32 : 16),
-					    cls == 2 ? 8 : 4, d);
+		filesz = (uint32_t)ebid_get(
+			ph + (cls == ELFCLASS64 ? offsetof(Elf64_Phdr, p_filesz)
+						: offsetof(Elf32_Phdr, p_filesz)),
+			ebid_word(cls), d);
 		if (off > page || filesz > page - off)
 			continue; /* only notes wholly inside the first page */
 		/* The kernel's walk: 4-byte alignment, first GNU/3 note wins. */

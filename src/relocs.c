@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "relocs.h"
 
 /*
@@ -665,22 +666,26 @@ static int scan_sections(struct scan *s)
 	return ret;
 }
 
+/* The largest address of a file of class elfclass. */
+static uint64_t addr_mask(unsigned char elfclass)
+{
+	return ebid_word(elfclass) == 8 ? UINT64_MAX : 0xffffffffu;
+}
+
 /*
  * The addresses that may move, and more: the first page as the PT_LOAD
  * at offset 0 maps it. false without one.
  */
 static bool window(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t mask = elf->elfclass == 2 ? UINT64_MAX : 0xffffffffu;
-	size_t i;
+	uint64_t mask = addr_mask(elf->elfclass);
+	long li = ebid_first_load(elf->phdrs, elf->phnum);
 
-	for (i = 0; i < elf->phnum; i++)
-		if (elf->phdrs[i].type == EBID_PT_LOAD && !elf->phdrs[i].offset) {
-			*lo = elf->phdrs[i].vaddr;
-			*hi = *lo > mask - EBID_PAGE ? mask : *lo + EBID_PAGE;
-			return true;
-		}
-	return false;
+	if (li < 0)
+		return false;
+	*lo = elf->phdrs[li].vaddr;
+	*hi = *lo > mask - EBID_PAGE ? mask : *lo + EBID_PAGE;
+	return true;
 }
 
 int ebid_relocs_read(struct ebid_elf *elf, const struct ebid_src *src,
@@ -700,8 +705,8 @@ int ebid_relocs_read(struct ebid_elf *elf, const struct ebid_src *src,
 		return 0;
 	}
 	s.elf = elf;
-	s.w = elf->elfclass == 2 ? 8 : 4;
-	s.mask = elf->elfclass == 2 ? UINT64_MAX : 0xffffffffu;
+	s.w = ebid_word(elf->elfclass);
+	s.mask = addr_mask(elf->elfclass);
 	s.memo_type = UINT32_MAX;
 	s.tab.src = s.sym.src = s.word.src = src;
 	if (src->fd >= 0) {
