@@ -28,8 +28,15 @@ static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
 	int ret;
 
 	ret = ebid_elf_read(&new, &src, why, sizeof(why));
+	/*
+	 * new-load's run left the first page: the output's relocations are
+	 * read over its old addresses too, as the input's were.
+	 */
+	if (!ret && (job->plan.actions & EBID_ACT_NEW_LOAD))
+		new.span_hi = job->elf.span_hi;
 	if (!ret && (job->plan.actions &
-		     (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD))) {
+		     (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
+		      EBID_ACT_NEW_LOAD))) {
 		ret = ebid_elf_read_note_syms(&new, &src, why, sizeof(why));
 		if (ret)
 			ebid_elf_release(&new);
