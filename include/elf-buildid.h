@@ -425,6 +425,14 @@ int ebid_hash_src(const struct ebid_src *src, uint64_t desc_off,
  * the kernel's reader finds the same id, and every section and program
  * header of old is unchanged but for those the plan names.
  */
+/*
+ * Between ebid_elf_read() of an output (new) and its
+ * ebid_elf_read_note_syms(): new-load's run left the first page, so the
+ * output's relocations are read over its old addresses too, as the
+ * input's (old) were. Nothing for another plan.
+ */
+void ebid_check_window(struct ebid_elf *new, const struct ebid_elf *old,
+		       const struct ebid_plan *plan);
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      const struct ebid_plan *plan, const unsigned char *id,
 		      char *err, size_t errlen);

@@ -28,12 +28,8 @@ static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
 	int ret;
 
 	ret = ebid_elf_read(&new, &src, why, sizeof(why));
-	/*
-	 * new-load's run left the first page: the output's relocations are
-	 * read over its old addresses too, as the input's were.
-	 */
-	if (!ret && (job->plan.actions & EBID_ACT_NEW_LOAD))
-		new.span_hi = job->elf.span_hi;
+	if (!ret)
+		ebid_check_window(&new, &job->elf, &job->plan);
 	if (!ret && (job->plan.actions &
 		     (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
 		      EBID_ACT_NEW_LOAD))) {

@@ -822,6 +822,13 @@ static const check_fn result_checks[] = {
 	check_moves, check_relocs, check_shdrs, check_phdrs,
 };
 
+void ebid_check_window(struct ebid_elf *new, const struct ebid_elf *old,
+		       const struct ebid_plan *plan)
+{
+	if ((plan->actions & EBID_ACT_NEW_LOAD) && old->span_hi > new->span_hi)
+		new->span_hi = old->span_hi;
+}
+
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      const struct ebid_plan *plan, const unsigned char *id,
 		      char *err, size_t errlen)
