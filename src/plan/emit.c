@@ -204,6 +204,15 @@ static int reserve_shdr_tail(struct planner *p)
 	return planner_append(p, zero, she, 1, &off);
 }
 
+/* Program header at moves down to to (<= at); those between move up. */
+static void move_phdr(struct planner *p, size_t at, size_t to)
+{
+	struct ebid_phdr ph = p->phdrs[at];
+
+	memmove(&p->phdrs[to + 1], &p->phdrs[to], (at - to) * sizeof(ph));
+	p->phdrs[to] = ph;
+}
+
 /*
  * Readers that take only the first PT_NOTE (Parca's agent, older
  * OpenTelemetry profilers) find the id when the new PT_NOTE comes before
@@ -215,7 +224,6 @@ static int reserve_shdr_tail(struct planner *p)
 static void order_new_pt(struct planner *p)
 {
 	size_t i, at = NEW_PT(p);
-	struct ebid_phdr ph;
 
 	if (!(p->plan->actions & EBID_ACT_ADD_PT))
 		return;
@@ -224,9 +232,7 @@ static void order_new_pt(struct planner *p)
 			break;
 	if (i == at)
 		return;
-	ph = p->phdrs[at];
-	memmove(&p->phdrs[i + 1], &p->phdrs[i], (at - i) * sizeof(ph));
-	p->phdrs[i] = ph;
+	move_phdr(p, at, i);
 	p->plan->new_pt = i;
 	if ((p->plan->actions & EBID_ACT_NEW_LOAD) && p->plan->new_load >= i &&
 	    p->plan->new_load < at)
@@ -241,15 +247,12 @@ static void order_new_pt(struct planner *p)
 static void order_new_load(struct planner *p)
 {
 	size_t i, at = p->plan->new_load;
-	struct ebid_phdr ph;
 
 	if (!(p->plan->actions & EBID_ACT_NEW_LOAD))
 		return;
 	for (i = at; i > 0 && p->phdrs[i - 1].type != PT_LOAD; i--)
 		;
-	ph = p->phdrs[at];
-	memmove(&p->phdrs[i + 1], &p->phdrs[i], (at - i) * sizeof(ph));
-	p->phdrs[i] = ph;
+	move_phdr(p, at, i);
 	p->plan->new_load = i;
 }
 

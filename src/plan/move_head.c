@@ -292,10 +292,13 @@ static int head_room(const struct planner *p, struct head_move *h,
 	return 0;
 }
 
-/* Moves the run's headers, section headers and the grown PT_LOAD. */
-static void head_move_headers(struct planner *p, const struct head_move *h)
+/*
+ * The run's program headers (but the first PT_LOAD's) and section headers
+ * follow it: doff more in the file, daddr more in memory.
+ */
+void head_shift_headers(struct planner *p, const struct head_move *h,
+			uint64_t doff, uint64_t daddr)
 {
-	const struct ebid_elf *elf = p->elf;
 	size_t i;
 
 	for (i = 0; i < p->phnum; i++) {
@@ -304,20 +307,19 @@ static void head_move_headers(struct planner *p, const struct head_move *h)
 		if (i == h->li || !ph->filesz || ebid_phdr_by_address(ph) ||
 		    ph->offset < h->phend || ph->offset >= h->run_end)
 			continue;
-		ph->offset += h->delta;
-		ph->vaddr += h->delta;
-		ph->paddr += h->delta;
+		ph->offset += doff;
+		ph->vaddr += daddr;
+		ph->paddr += daddr;
 	}
-	for (i = 1; i < elf->shnum; i++) {
+	for (i = 1; i < p->elf->shnum; i++) {
 		struct ebid_shdr *sh = &p->shdrs[i];
 
 		if (sh->type == SHT_NOBITS || !sh->size ||
 		    sh->offset < h->phend || sh->offset >= h->run_end)
 			continue;
-		sh->offset += h->delta;
-		sh->addr += h->delta;
+		sh->offset += doff;
+		sh->addr += daddr;
 	}
-	h->load->filesz = h->load->memsz = h->grow_end;
 }
 
 /* The plan: the run's bytes, its symbols and dynamic entries, the gap. */
@@ -344,7 +346,8 @@ static int head_apply(struct planner *p, const struct head_move *h,
 		     B_CLAIMED);
 	for (j = h->load->filesz; j < h->grow_end && j < p->page; j++)
 		p->loadable[j] = 1;
-	head_move_headers(p, h);
+	head_shift_headers(p, h, h->delta, h->delta);
+	h->load->filesz = h->load->memsz = h->grow_end;
 	p->plan->actions |= EBID_ACT_MOVE_HEAD;
 	p->plan->head_from = h->phend;
 	p->plan->head_to = h->dest;

@@ -109,35 +109,6 @@ static int load_append(struct planner *p, const struct head_move *h,
 	return ret;
 }
 
-/* The run's program and section headers follow it. */
-static void load_move_headers(struct planner *p, const struct head_move *h,
-			      const struct new_load *n)
-{
-	uint64_t doff = n->off - h->phend;
-	uint64_t daddr = n->addr - (h->load->vaddr + h->phend);
-	size_t i;
-
-	for (i = 0; i < p->phnum; i++) {
-		struct ebid_phdr *ph = &p->phdrs[i];
-
-		if (i == h->li || !ph->filesz || ebid_phdr_by_address(ph) ||
-		    ph->offset < h->phend || ph->offset >= h->run_end)
-			continue;
-		ph->offset += doff;
-		ph->vaddr += daddr;
-		ph->paddr += daddr;
-	}
-	for (i = 1; i < p->elf->shnum; i++) {
-		struct ebid_shdr *sh = &p->shdrs[i];
-
-		if (sh->type == SHT_NOBITS || !sh->size ||
-		    sh->offset < h->phend || sh->offset >= h->run_end)
-			continue;
-		sh->offset += doff;
-		sh->addr += daddr;
-	}
-}
-
 /*
  * The plan: the run appended, its symbols and dynamic entries, its old
  * place released in the first page and cleared past it.
@@ -166,7 +137,7 @@ static int load_apply(struct planner *p, const struct head_move *h,
 	if (ret)
 		return ret;
 	planner_mark(p, h->phend, cut - h->phend, B_RELEASED);
-	load_move_headers(p, h, n);
+	head_shift_headers(p, h, n->off - h->phend, daddr);
 	p->plan->actions |= EBID_ACT_NEW_LOAD;
 	p->plan->head_from = h->phend;
 	p->plan->head_to = n->off;

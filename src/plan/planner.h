@@ -212,6 +212,8 @@ struct head_move {
  */
 int head_find(struct planner *p, struct head_move *h,
 	      struct moved_range *range, struct refusal *r);
+void head_shift_headers(struct planner *p, const struct head_move *h,
+			uint64_t doff, uint64_t daddr);
 
 /* The start of a move: --no-move, and the first PT_LOAD it grows. */
 int planner_move_start(struct planner *p, const char *no_move_why,

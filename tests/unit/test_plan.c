@@ -2377,6 +2377,60 @@ static int new_load_check(const struct ebid_elf *elf,
 	return ret;
 }
 
+/* Tampers with t, a new-load output of in, in way k: false if nothing to. */
+static bool new_load_tamper(size_t k, struct buf *t,
+			    const struct ebid_plan *plan,
+			    const struct ebid_elf *elf, const struct buf *in)
+{
+	unsigned char *ph = t->p + elf->phoff + plan->new_load * 56;
+	bool done = true;
+	size_t i;
+
+	switch (k) {
+	case 1:
+	case 2:
+		done = false;
+		for (i = 0; i < plan->npatches; i++)
+			if (strstr(plan->patches[i].what,
+				   k == 1 ? "symbol value" : "dynamic entry")) {
+				memcpy(t->p + plan->patches[i].off,
+				       in->p + plan->patches[i].off,
+				       plan->patches[i].len);
+				done = true;
+			}
+		break;
+	case 3:
+		t->p[plan->head_to + plan->head_size - 1] ^= 1;
+		break;
+	case 4:
+		t->p[plan->head_from + plan->head_size - 1] = 0x5a;
+		break;
+	case 5:
+		put_le(ph + 16, 8, get_le(ph + 16, 8) + 4096);
+		put_le(ph + 24, 8, get_le(ph + 24, 8) + 4096);
+		break;
+	case 6:
+		put_le(ph + 32, 8, get_le(ph + 32, 8) + 8);
+		put_le(ph + 40, 8, get_le(ph + 40, 8) + 8);
+		break;
+	case 7:
+		put_le(ph + 4, 4, 5 /* PF_R | PF_X */);
+		break;
+	case 8:
+		done = false;
+		for (i = 0; i < elf->phnum + 2; i++) {
+			unsigned char *p = t->p + elf->phoff + i * 56;
+
+			if (get_le(p, 4) == 3 /* PT_INTERP */) {
+				put_le(p + 8, 8, plan->head_from);
+				done = true;
+			}
+		}
+		break;
+	}
+	return done;
+}
+
 /*
  * The self-check refuses a new-load output that breaks one of its rules:
  * each tampered copy of a good output (which itself passes).
@@ -2419,52 +2473,10 @@ static void new_load_tampered(const char *name, const struct buf *in)
 	}
 	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
 		struct buf t = buf_dup(&out);
-		unsigned char *ph = t.p + elf.phoff + plan.new_load * 56;
-		bool done = true;
+		bool done;
 		int ret;
 
-		switch (k) {
-		case 1:
-		case 2:
-			done = false;
-			for (i = 0; i < plan.npatches; i++)
-				if (strstr(plan.patches[i].what,
-					   k == 1 ? "symbol value" : "dynamic entry")) {
-					memcpy(t.p + plan.patches[i].off,
-					       in->p + plan.patches[i].off,
-					       plan.patches[i].len);
-					done = true;
-				}
-			break;
-		case 3:
-			t.p[plan.head_to + plan.head_size - 1] ^= 1;
-			break;
-		case 4:
-			t.p[plan.head_from + plan.head_size - 1] = 0x5a;
-			break;
-		case 5:
-			put_le(ph + 16, 8, get_le(ph + 16, 8) + 4096);
-			put_le(ph + 24, 8, get_le(ph + 24, 8) + 4096);
-			break;
-		case 6:
-			put_le(ph + 32, 8, get_le(ph + 32, 8) + 8);
-			put_le(ph + 40, 8, get_le(ph + 40, 8) + 8);
-			break;
-		case 7:
-			put_le(ph + 4, 4, 5 /* PF_R | PF_X */);
-			break;
-		case 8:
-			done = false;
-			for (i = 0; i < elf.phnum + 2; i++) {
-				unsigned char *p = t.p + elf.phoff + i * 56;
-
-				if (get_le(p, 4) == 3 /* PT_INTERP */) {
-					put_le(p + 8, 8, plan.head_from);
-					done = true;
-				}
-			}
-			break;
-		}
+		done = new_load_tamper(k, &t, &plan, &elf, in);
 		/* A library has no PT_INTERP, nor .interp's symbol. */
 		if (!done && (k == 1 || k == 8)) {
 			bool interp = false;
