@@ -2432,6 +2432,37 @@ static bool new_load_tamper(size_t k, struct buf *t,
 }
 
 /*
+ * new-load's own rules refuse, each with its sentence: bytes behind
+ * everything the headers describe (an appended payload), and --no-move.
+ */
+static void new_load_refused(const char *name, const struct buf *in)
+{
+	struct req inj = REQ("inject", EBID_MODE_INJECT);
+	struct ebid_opts o = opts_of(&inj);
+	struct buf t = buf_dup(in);
+	struct ebid_src ts;
+	struct ebid_elf elf;
+	struct ebid_plan plan;
+	char err[EBID_ERRLEN] = "";
+	int ret;
+
+	buf_grow(&t, in->len + 16);
+	memcpy(t.p + in->len, "appended payload", 16);
+	ts = (struct ebid_src){.fd = -1, .mem = t.p, .size = t.len};
+	ret = ebid_elf_read(&elf, &ts, err, sizeof(err));
+	if (!ret) {
+		ret = ebid_plan_make(&plan, &elf, &o, err, sizeof(err));
+		if (!ret)
+			ebid_plan_release(&plan);
+		ebid_elf_release(&elf);
+	}
+	ok(ret == -EBID_ENOROOM && strstr(err, "nor go to a new PT_LOAD: data follows everything the headers describe"),
+	   "%s: with 16 bytes appended, new-load refuses naming the payload", name);
+	printf("# %s\n", err);
+	buf_free(&t);
+}
+
+/*
  * The self-check refuses a new-load output that breaks one of its rules:
  * each tampered copy of a good output (which itself passes).
  */
@@ -2780,6 +2811,7 @@ static void matrix(const char *dir)
 			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
 				 NULL);
 			new_load_tampered(s[i].name, &b);
+			new_load_refused(s[i].name, &b);
 		}
 		if (!strcmp(s[i].name, "real-gcc-mold-shlib-nobuildid"))
 			by_address(s[i].name, &b);
