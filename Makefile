@@ -73,6 +73,7 @@ endif
 PLAN_SRCS := src/plan/core.c src/plan/tables.c src/plan/refs.c \
 	src/plan/existing.c src/plan/repair.c src/plan/adjacent.c \
 	src/plan/own_pt.c src/plan/move_note.c src/plan/move_head.c \
+	src/plan/new_load.c \
 	src/plan/emit.c src/plan/check.c src/plan/make.c
 LIB_SRCS := src/notes.c src/elfread.c src/layout.c $(PLAN_SRCS) src/hash.c src/id.c src/apply.c \
 	src/commit.c src/perf.c src/job.c src/selfcheck.c src/util.c src/walk.c \

@@ -140,6 +140,16 @@ struct ebid_elf {
 	uint64_t pad_off;
 	size_t pad_len;
 	/*
+	 * The file's bytes [head_len, head_len + more_len): where the
+	 * movable sections after the program headers run on past the first
+	 * page (a large .dynsym), at most EBID_PAD_MAX of them, read with
+	 * pad; what new-load copies. span_hi: the address where those
+	 * sections end (0: none), the relocations' window (relocs.c).
+	 */
+	unsigned char *more;
+	size_t more_len;
+	uint64_t span_hi;
+	/*
 	 * The dynamic table, up to DT_NULL (read with note_syms): what a
 	 * moved .dynsym or .gnu.hash takes along. dyn_bad: there is a
 	 * PT_DYNAMIC but it could not be read whole (outside the file, or
@@ -187,6 +197,13 @@ void ebid_elf_release(struct ebid_elf *elf);
  * counts as not zero.
  */
 bool ebid_elf_byte_zero(const struct ebid_elf *elf, uint64_t off);
+/*
+ * Copies the file's bytes [off, off + len) from what the reader kept of
+ * the start of the file (head, then more) into buf: false when they were
+ * not all kept.
+ */
+bool ebid_elf_head_bytes(const struct ebid_elf *elf, uint64_t off,
+			 void *buf, size_t len);
 
 /*
  * Fills note_syms. ebid_elf_read() does it for a file without a GNU note
@@ -256,6 +273,11 @@ enum ebid_action {
 	EBID_ACT_INSERT = 1 << 9,       /* file offsets from ins_at on moved
 					 * up by ins_len (a whole number of
 					 * segment alignments) */
+	EBID_ACT_NEW_LOAD = 1 << 10,    /* the sections after the program
+					 * headers copied into a new read-only
+					 * PT_LOAD appended at the end of the
+					 * file, making room for it, a new
+					 * PT_NOTE and the note */
 };
 
 struct ebid_opts {
@@ -306,6 +328,14 @@ struct ebid_plan {
 	 * (.interp and the notes) now start at head_to; grown_load as above.
 	 */
 	uint64_t head_from, head_to, head_size;
+	/*
+	 * EBID_ACT_NEW_LOAD: head_* as above, head_to in the appended bytes;
+	 * the run's new address is head_addr (its old one is the first
+	 * PT_LOAD's, grown_load, plus head_from), mapped by the new PT_LOAD
+	 * new_load of the output, which holds exactly the run.
+	 */
+	uint64_t head_addr;
+	size_t new_load;
 	/*
 	 * EBID_ACT_INSERT: ins_len zero bytes at ins_at in the output; the
 	 * input from ins_at on follows them. Patch offsets are the output's.
@@ -395,6 +425,14 @@ int ebid_hash_src(const struct ebid_src *src, uint64_t desc_off,
  * the kernel's reader finds the same id, and every section and program
  * header of old is unchanged but for those the plan names.
  */
+/*
+ * Between ebid_elf_read() of an output (new) and its
+ * ebid_elf_read_note_syms(): new-load's run left the first page, so the
+ * output's relocations are read over its old addresses too, as the
+ * input's (old) were. Nothing for another plan.
+ */
+void ebid_check_window(struct ebid_elf *new, const struct ebid_elf *old,
+		       const struct ebid_plan *plan);
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      const struct ebid_plan *plan, const unsigned char *id,
 		      char *err, size_t errlen);

@@ -46,6 +46,7 @@ void ebid_elf_release(struct ebid_elf *elf)
 	free(elf->head);
 	free(elf->note_syms);
 	free(elf->pad);
+	free(elf->more);
 	free(elf->dyn);
 	free(elf->relocs); /* relocs.c */
 	memset(elf, 0, sizeof(*elf));
@@ -861,11 +862,14 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 			any++;
 	if (!any)
 		return 0;
+	head_span(elf, &sc.span_lo, &sc.span_hi);
+	/* A caller may have set a wider window (the self-check of new-load). */
+	if (sc.span_hi > elf->span_hi)
+		elf->span_hi = sc.span_hi;
 	/* relocs.c: the relocations near the first page, read here too. */
 	ret = ebid_relocs_read(elf, src, err, errlen);
 	if (ret)
 		return ret;
-	head_span(elf, &sc.span_lo, &sc.span_hi);
 	for (i = 1; i < elf->shnum; i++) {
 		if (elf->shdrs[i].type != SHT_SYMTAB &&
 		    elf->shdrs[i].type != SHT_DYNSYM)
@@ -912,6 +916,58 @@ static int read_pad(struct ebid_elf *elf, const struct ebid_src *src,
 	elf->pad_off = start;
 	elf->pad_len = (size_t)(end - start);
 	return 0;
+}
+
+/*
+ * Reads the bytes of the movable sections after the program headers that
+ * lie past the first page (elf->more), up to EBID_PAD_MAX.
+ */
+static int read_more(struct ebid_elf *elf, const struct ebid_src *src,
+		     char *err, size_t errlen)
+{
+	long li = ebid_first_load(elf->phdrs, elf->phnum);
+	uint64_t end;
+	int ret;
+
+	if (li < 0 || !elf->span_hi || elf->head_len < EBID_PAGE ||
+	    elf->span_hi - elf->phdrs[li].vaddr <= elf->head_len)
+		return 0;
+	end = elf->span_hi - elf->phdrs[li].vaddr;
+	if (end > elf->file_size)
+		end = elf->file_size;
+	if (end - elf->head_len > EBID_PAD_MAX)
+		end = elf->head_len + EBID_PAD_MAX;
+	if (end <= elf->head_len)
+		return 0;
+	elf->more = malloc((size_t)(end - elf->head_len));
+	if (!elf->more)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
+	ret = ebid_src_read(src, elf->head_len, elf->more,
+			    (size_t)(end - elf->head_len));
+	if (ret)
+		return ebid_err(err, errlen, ret, "read failed: %s",
+				strerror(-ret));
+	elf->more_len = (size_t)(end - elf->head_len);
+	return 0;
+}
+
+bool ebid_elf_head_bytes(const struct ebid_elf *elf, uint64_t off,
+			 void *buf, size_t len)
+{
+	unsigned char *b = buf;
+	size_t k = 0;
+
+	if (off > elf->head_len + elf->more_len ||
+	    len > elf->head_len + elf->more_len - off)
+		return false;
+	if (off < elf->head_len) {
+		k = elf->head_len - off < len ? (size_t)(elf->head_len - off)
+					      : len;
+		memcpy(b, elf->head + off, k);
+	}
+	if (k < len)
+		memcpy(b + k, elf->more + (off + k - elf->head_len), len - k);
+	return true;
 }
 
 bool ebid_elf_byte_zero(const struct ebid_elf *elf, uint64_t off)
@@ -970,6 +1026,8 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 		ret = ebid_elf_read_note_syms(elf, src, err, errlen);
 	if (!ret && !elf->gnu.present)
 		ret = read_pad(elf, src, err, errlen);
+	if (!ret && !elf->gnu.present)
+		ret = read_more(elf, src, err, errlen);
 	if (!ret)
 		elf->gnu_kernel_visible = kernel_sees_gnu(elf);
 	if (e)

@@ -19,6 +19,7 @@
 #define EBID_PT_LOAD 1
 #define EBID_PT_NOTE 4
 #define EBID_PT_PHDR 6
+#define EBID_PF_R 4
 #define EBID_SHT_STRTAB 3
 #define EBID_SHT_NOTE 7
 #define EBID_SHT_NOBITS 8

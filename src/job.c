@@ -28,8 +28,11 @@ static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
 	int ret;
 
 	ret = ebid_elf_read(&new, &src, why, sizeof(why));
+	if (!ret)
+		ebid_check_window(&new, &job->elf, &job->plan);
 	if (!ret && (job->plan.actions &
-		     (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD))) {
+		     (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
+		      EBID_ACT_NEW_LOAD))) {
 		ret = ebid_elf_read_note_syms(&new, &src, why, sizeof(why));
 		if (ret)
 			ebid_elf_release(&new);

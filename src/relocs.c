@@ -674,7 +674,8 @@ static uint64_t addr_mask(unsigned char elfclass)
 
 /*
  * The addresses that may move, and more: the first page as the PT_LOAD
- * at offset 0 maps it. false without one.
+ * at offset 0 maps it, and the movable sections after the program
+ * headers (elf->span_hi). false without one.
  */
 static bool window(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 {
@@ -685,6 +686,9 @@ static bool window(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 		return false;
 	*lo = elf->phdrs[li].vaddr;
 	*hi = *lo > mask - EBID_PAGE ? mask : *lo + EBID_PAGE;
+	/* new-load moves sections past the first page too. */
+	if (elf->span_hi > *hi)
+		*hi = elf->span_hi;
 	return true;
 }
 
@@ -799,7 +803,7 @@ const char *ebid_relocs_check_moved(const struct ebid_elf *old,
 		}
 		lo = old->shdrs[plan->moved_shndx].addr;
 		size = plan->moved_size;
-	} else if (plan->actions & EBID_ACT_MOVE_HEAD) {
+	} else if (plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) {
 		if (plan->grown_load >= old->phnum) {
 			snprintf(buf, len, "the grown PT_LOAD is not one of the input");
 			return buf;

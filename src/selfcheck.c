@@ -30,6 +30,9 @@ struct check {
 	size_t li, nli;  /* the first PT_LOAD in old and in new */
 	size_t pi;       /* move-note: the moved PT_NOTE */
 	size_t ent;      /* move-head: a program header's size */
+	size_t nph;      /* move-head, new-load: program headers added in the
+			  * run's old place (1, 2) */
+	const struct ebid_phdr *load; /* new-load: the new PT_LOAD */
 	/* move-note: the moved section in old and in new. */
 	const struct ebid_shdr *os, *ns;
 	/* The first PT_LOAD in old and in new. */
@@ -67,14 +70,50 @@ static bool same_phdr(const struct ebid_phdr *a, const struct ebid_phdr *b)
 	return !memcmp(a, b, sizeof(*a));
 }
 
-/* How far the plan moved the sections it moved (ebid_plan_moved()). */
-static uint64_t moved_delta(const struct ebid_plan *plan)
+/*
+ * How far the plan moved the sections it moved (ebid_plan_moved()) in
+ * the file, and in memory (the same but for new-load's).
+ */
+static uint64_t moved_off_delta(const struct ebid_plan *plan)
 {
 	if (plan->actions & EBID_ACT_MOVE_NOTE)
 		return plan->moved_to - plan->moved_from;
-	if (plan->actions & EBID_ACT_MOVE_HEAD)
+	if (plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD))
 		return plan->head_to - plan->head_from;
 	return 0;
+}
+
+static uint64_t moved_delta(const struct ebid_elf *old,
+			    const struct ebid_plan *plan)
+{
+	if (!(plan->actions & EBID_ACT_NEW_LOAD))
+		return moved_off_delta(plan);
+	if (plan->grown_load >= old->phnum)
+		return 0; /* new_load_headers() refuses the plan */
+	return plan->head_addr -
+	       (old->phdrs[plan->grown_load].vaddr + plan->head_from);
+}
+
+/*
+ * Where old program header i is in the output: one further on for each
+ * header the plan added before it (the new PT_NOTE, new-load's PT_LOAD).
+ * check_counts() made sure the output has them.
+ */
+static size_t new_phdr_index(const struct ebid_plan *plan, size_t i)
+{
+	size_t lo = plan->new_pt, hi = plan->new_pt;
+
+	if (!(plan->actions & EBID_ACT_ADD_PT))
+		return i;
+	if (plan->actions & EBID_ACT_NEW_LOAD) {
+		lo = plan->new_load < plan->new_pt ? plan->new_load : plan->new_pt;
+		hi = plan->new_load < plan->new_pt ? plan->new_pt : plan->new_load;
+	}
+	if (i >= lo)
+		i++;
+	if (hi != lo && i >= hi)
+		i++;
+	return i;
 }
 
 /*
@@ -86,7 +125,7 @@ static bool same_note_syms(const struct ebid_elf *old,
 			   const struct ebid_elf *new,
 			   const struct ebid_plan *plan)
 {
-	uint64_t delta = moved_delta(plan);
+	uint64_t delta = moved_delta(old, plan);
 	bool moves = delta != 0;
 	size_t i, j;
 
@@ -330,6 +369,7 @@ static int head_move_headers(struct check *c, char *err, size_t errlen)
 	c->li = plan->grown_load;
 	/* ebid_elf_read() checked e_phentsize against the class. */
 	c->ent = old->phentsize;
+	c->nph = 1;
 	c->from = plan->head_from;
 	c->to = plan->head_to;
 	c->size = plan->head_size;
@@ -421,9 +461,10 @@ static int head_old_place_cleared(const struct check *c, char *err,
 	const struct ebid_note *g = &c->new->gnu;
 	uint64_t j;
 
-	for (j = c->from; j < c->from + c->size; j++) {
-		if (j >= c->from && j < c->from + c->ent)
-			continue; /* the new program header */
+	/* Past the first page: ebid_check_moved_bytes(). */
+	for (j = c->from; j < c->from + c->size && j < c->new->head_len; j++) {
+		if (j >= c->from && j < c->from + c->nph * c->ent)
+			continue; /* the new program headers */
 		if (j >= g->note_off && j < g->note_off + g->note_size)
 			continue;
 		if (c->new->head[j])
@@ -467,7 +508,7 @@ static int head_dyn_moved(const struct check *c, char *err, size_t errlen)
 
 		if (b->tag != a->tag ||
 		    b->val_off != ebid_plan_outoff(c->plan, a->val_off) ||
-		    b->val != a->val + (moved ? c->to - c->from : 0))
+		    b->val != a->val + (moved ? moved_delta(old, c->plan) : 0))
 			return FAIL("a dynamic entry did not move with its table, or another one changed");
 	}
 	return 0;
@@ -477,6 +518,111 @@ static const check_fn head_move_checks[] = {
 	head_run_place,    head_load_grew,  head_grown_were_zero,
 	head_others_clear, head_new_note,   head_old_place_cleared,
 	head_run_bytes,    head_syms_moved, head_dyn_moved,
+};
+
+/*
+ * EBID_ACT_NEW_LOAD: the run after the program headers was copied to the
+ * end of the file (ebid_check_moved_bytes() reads it back, and its old
+ * place past the first page), under a new read-only PT_LOAD that holds
+ * exactly it, at file offsets and addresses no other segment uses, after
+ * every other PT_LOAD in the table and in memory; the first PT_LOAD is
+ * unchanged; the run's old place in the first page is zero but for the
+ * two new program headers and the new note, which lies in the first page
+ * under a PT_NOTE of its own; the run's symbols and dynamic entries moved
+ * with it. The first step: the plan's indices name headers of the input
+ * and the output; fills c's move fields.
+ */
+static int new_load_headers(struct check *c, char *err, size_t errlen)
+{
+	const struct ebid_elf *old = c->old, *new = c->new;
+	const struct ebid_plan *plan = c->plan;
+
+	c->li = plan->grown_load;
+	c->ent = old->phentsize;
+	c->nph = 2;
+	c->from = plan->head_from;
+	c->to = plan->head_to;
+	c->size = plan->head_size;
+	if (c->li >= old->phnum || !(plan->actions & EBID_ACT_ADD_PT) ||
+	    new->phnum != old->phnum + 2 || plan->new_pt >= new->phnum ||
+	    plan->new_load >= new->phnum || plan->new_load == plan->new_pt)
+		return FAIL("the new PT_LOAD's headers are not the planned ones");
+	c->nli = new_phdr_index(plan, c->li);
+	c->ol = &old->phdrs[c->li];
+	c->nl = &new->phdrs[c->nli];
+	c->np = &new->phdrs[plan->new_pt];
+	c->load = &new->phdrs[plan->new_load];
+	c->end = c->nl->filesz;
+	return 0;
+}
+
+/* The run: after the program headers, in the first PT_LOAD; appended. */
+static int load_run_place(const struct check *c, char *err, size_t errlen)
+{
+	const struct ebid_elf *old = c->old;
+
+	if (c->from != old->phoff + old->phnum * c->ent || !c->size ||
+	    c->from + c->size > c->ol->filesz || c->to < c->plan->in_size ||
+	    c->to + c->size > c->new->file_size ||
+	    !same_phdr(c->ol, c->nl))
+		return FAIL("the moved run is not the bytes after the program headers, appended, the first PT_LOAD unchanged");
+	return 0;
+}
+
+/* The new PT_LOAD: read-only, exactly the run, offset congruent to address. */
+static int load_new_segment(const struct check *c, char *err, size_t errlen)
+{
+	const struct ebid_phdr *l = c->load;
+
+	if (l->type != EBID_PT_LOAD || l->flags != EBID_PF_R || l->offset != c->to ||
+	    l->filesz != c->size || l->memsz != c->size ||
+	    l->vaddr != c->plan->head_addr || l->paddr != l->vaddr ||
+	    l->align < EBID_PAGE || (l->align & (l->align - 1)) ||
+	    ((l->vaddr - l->offset) & (l->align - 1)))
+		return FAIL("the new PT_LOAD does not map exactly the moved run, read-only, at a congruent address");
+	return 0;
+}
+
+/*
+ * Every other segment ends a page or more below it in memory and keeps
+ * out of its bytes in the file; PT_LOADs are in ascending address order
+ * and it is the last.
+ */
+static int load_others_clear(const struct check *c, char *err,
+			     size_t errlen)
+{
+	const struct ebid_elf *new = c->new;
+	const struct ebid_phdr *l = c->load;
+	uint64_t last = 0;
+	size_t i;
+
+	for (i = 0; i < new->phnum; i++) {
+		const struct ebid_phdr *o = &new->phdrs[i];
+
+		if (o == l)
+			continue;
+		if (o->type == EBID_PT_LOAD && (o->vaddr < last || i > c->plan->new_load))
+			return FAIL("the PT_LOADs are not in ascending address order, the new one last");
+		if (o->type == EBID_PT_LOAD)
+			last = o->vaddr;
+		/* The run's own PT_INTERP and PT_NOTE lie in it. */
+		if (o->type != EBID_PT_LOAD && o->offset >= l->offset &&
+		    o->offset + o->filesz <= l->offset + l->filesz &&
+		    o->vaddr - l->vaddr == o->offset - l->offset &&
+		    o->memsz == o->filesz)
+			continue;
+		if ((o->memsz && o->vaddr + o->memsz + EBID_PAGE > l->vaddr) ||
+		    (o->filesz && o->offset + o->filesz > l->offset &&
+		     o->offset < l->offset + l->filesz))
+			return FAIL("another segment reaches the new PT_LOAD");
+	}
+	return 0;
+}
+
+static const check_fn new_load_checks[] = {
+	load_run_place,    load_new_segment, load_others_clear,
+	head_new_note,     head_old_place_cleared,
+	head_syms_moved,   head_dyn_moved,
 };
 
 /* The output's size is the planned one. */
@@ -519,7 +665,8 @@ static int check_id(const struct check *c, char *err, size_t errlen)
 static int check_counts(const struct check *c, char *err, size_t errlen)
 {
 	size_t add_sh = (c->plan->actions & EBID_ACT_ADD_NOTE) ? 1 : 0;
-	size_t add_ph = (c->plan->actions & EBID_ACT_ADD_PT) ? 1 : 0;
+	size_t add_ph = ((c->plan->actions & EBID_ACT_ADD_PT) ? 1 : 0) +
+			((c->plan->actions & EBID_ACT_NEW_LOAD) ? 1 : 0);
 
 	if (c->new->shnum != c->old->shnum + add_sh ||
 	    c->new->phnum != c->old->phnum + add_ph)
@@ -548,6 +695,13 @@ static int check_moves(const struct check *c, char *err, size_t errlen)
 					ARRAY_SIZE(head_move_checks), &m, err,
 					errlen);
 	}
+	if (plan->actions & EBID_ACT_NEW_LOAD) {
+		ret = new_load_headers(&m, err, errlen);
+		return ret ? ret
+			   : run_checks(new_load_checks,
+					ARRAY_SIZE(new_load_checks), &m, err,
+					errlen);
+	}
 	if (c->old->note_syms_read && c->new->note_syms_read &&
 	    !same_note_syms(c->old, c->new, plan))
 		return FAIL("a symbol of a first-page note changed");
@@ -561,10 +715,10 @@ static void expect_shdr(const struct ebid_elf *old,
 {
 	*e = old->shdrs[i];
 	e->offset = ebid_plan_outoff(plan, e->offset);
-	if ((plan->actions & EBID_ACT_MOVE_HEAD) &&
+	if ((plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) &&
 	    ebid_plan_moved(plan, old, i)) {
-		e->offset += moved_delta(plan);
-		e->addr += moved_delta(plan);
+		e->offset += moved_off_delta(plan);
+		e->addr += moved_delta(old, plan);
 	}
 }
 
@@ -575,13 +729,13 @@ static void expect_phdr(const struct ebid_elf *old,
 {
 	*e = old->phdrs[i];
 	e->offset = ebid_plan_outoff(plan, e->offset);
-	if ((plan->actions & EBID_ACT_MOVE_HEAD) && i != plan->grown_load &&
-	    e->filesz && !ebid_phdr_by_address(e) &&
+	if ((plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) &&
+	    i != plan->grown_load && e->filesz && !ebid_phdr_by_address(e) &&
 	    e->offset >= plan->head_from &&
 	    e->offset < plan->head_from + plan->head_size) {
-		e->offset += moved_delta(plan);
-		e->vaddr += moved_delta(plan);
-		e->paddr += moved_delta(plan);
+		e->offset += moved_off_delta(plan);
+		e->vaddr += moved_delta(old, plan);
+		e->paddr += moved_delta(old, plan);
 	}
 }
 
@@ -644,8 +798,7 @@ static int check_phdrs(const struct check *c, char *err, size_t errlen)
 			    plan->new_pt);
 	for (i = 0; i < old->phnum; i++) {
 		struct ebid_phdr e;
-		const struct ebid_phdr *b =
-			&new->phdrs[add_ph && i >= plan->new_pt ? i + 1 : i];
+		const struct ebid_phdr *b = &new->phdrs[new_phdr_index(plan, i)];
 
 		expect_phdr(old, plan, i, &e);
 		if (!same_phdr(&e, b) && !phdr_may_change(plan, i, &e, b))
@@ -669,6 +822,13 @@ static const check_fn result_checks[] = {
 	check_moves, check_relocs, check_shdrs, check_phdrs,
 };
 
+void ebid_check_window(struct ebid_elf *new, const struct ebid_elf *old,
+		       const struct ebid_plan *plan)
+{
+	if ((plan->actions & EBID_ACT_NEW_LOAD) && old->span_hi > new->span_hi)
+		new->span_hi = old->span_hi;
+}
+
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      const struct ebid_plan *plan, const unsigned char *id,
 		      char *err, size_t errlen)
@@ -681,14 +841,17 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 			  errlen);
 }
 
-/* EBID_ACT_MOVE_HEAD: the run, byte for byte, at its new place. */
+/*
+ * EBID_ACT_MOVE_HEAD, EBID_ACT_NEW_LOAD: the run, byte for byte, at its
+ * new place; new-load's old place past the first page is zero.
+ */
 static int check_run_read_back(const struct ebid_elf *old,
 			       const struct ebid_plan *plan,
 			       const struct ebid_src *out, char *err,
 			       size_t errlen)
 {
-	unsigned char b[4096];
-	uint64_t pos;
+	unsigned char a[4096], b[4096];
+	uint64_t pos, at;
 	int ret;
 
 	for (pos = 0; pos < plan->head_size; pos += sizeof(b)) {
@@ -696,14 +859,24 @@ static int check_run_read_back(const struct ebid_elf *old,
 				   ? (size_t)(plan->head_size - pos)
 				   : sizeof(b);
 
-		if (plan->head_from + pos + n > old->head_len)
-			return FAIL("the moved run is not in the first page");
+		at = plan->head_from + pos;
+		if ((at + n > old->head_len &&
+		     !(plan->actions & EBID_ACT_NEW_LOAD)) ||
+		    !ebid_elf_head_bytes(old, at, a, n))
+			return FAIL("the moved run is not in the first page (or what was read of the input)");
 		ret = ebid_src_read(out, plan->head_to + pos, b, n);
 		if (ret)
 			return FAIL("cannot read the moved run: %s",
 				    ebid_strerror(ret));
-		if (memcmp(b, old->head + plan->head_from + pos, n))
+		if (memcmp(b, a, n))
 			return FAIL("the moved run's bytes are not the same at its new place");
+		if (!(plan->actions & EBID_ACT_NEW_LOAD) || at + n <= EBID_PAGE)
+			continue;
+		at = at > EBID_PAGE ? at : EBID_PAGE;
+		n = (size_t)(plan->head_from + pos + n - at);
+		ret = ebid_src_read(out, at, b, n);
+		if (ret || !ebid_all_zero(b, n))
+			return FAIL("the moved run's old place past the first page is not cleared");
 	}
 	return 0;
 }
@@ -757,7 +930,7 @@ int ebid_check_moved_bytes(const struct ebid_elf *old,
 {
 	int ret;
 
-	if (!(plan->actions & EBID_ACT_MOVE_HEAD))
+	if (!(plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)))
 		return 0;
 	ret = check_run_read_back(old, plan, out, err, errlen);
 	if (ret || !plan->ins_len || !in)

@@ -52,17 +52,19 @@ static bool moved_own(const struct planner *p, const struct ebid_patch *pt,
 	uint64_t at = ebid_plan_outoff(plan, s->offset);
 	const struct ebid_symref *r;
 
-	if (!(plan->actions & (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD)))
+	if (!(plan->actions & (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
+			       EBID_ACT_NEW_LOAD)))
 		return false;
 	if (ebid_plan_moved(plan, elf, shndx)) {
 		if (plan->actions & EBID_ACT_MOVE_NOTE)
 			return pt->off == plan->moved_from &&
 			       pt->len == plan->moved_size;
-		/* move-head: its old place is dead, cleared and reused. */
+		/* move-head, new-load: its old place is dead, cleared
+		 * and reused. */
 		return true;
 	}
 	if (s->type == SHT_DYNAMIC &&
-	    (plan->actions & EBID_ACT_MOVE_HEAD)) {
+	    (plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD))) {
 		const struct ebid_phdr *load = &elf->phdrs[plan->grown_load];
 		uint64_t lo = load->vaddr + plan->head_from;
 		size_t i;

@@ -189,7 +189,7 @@ int planner_copy_headers(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
 
-	p->phdrs = calloc(elf->phnum + 1, sizeof(*p->phdrs));
+	p->phdrs = calloc(elf->phnum + EBID_PH_ADD_MAX, sizeof(*p->phdrs));
 	p->shdrs = calloc(elf->shnum + 1, sizeof(*p->shdrs));
 	if (!p->phdrs || !p->shdrs)
 		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
@@ -252,6 +252,25 @@ int planner_move_start(struct planner *p, const char *no_move_why,
 	return 0;
 }
 
+/* The end of the last byte a header, section or segment describes. */
+uint64_t planner_described_end(const struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	uint64_t end = elf->phoff + (uint64_t)elf->phnum * ebid_phent(elf->elfclass);
+	size_t i;
+
+	if (elf->shnum && elf->shoff + (uint64_t)elf->shnum * ebid_shent(elf->elfclass) > end)
+		end = elf->shoff + (uint64_t)elf->shnum * ebid_shent(elf->elfclass);
+	for (i = 1; i < elf->shnum; i++)
+		if (elf->shdrs[i].type != SHT_NOBITS &&
+		    elf->shdrs[i].offset + elf->shdrs[i].size > end)
+			end = elf->shdrs[i].offset + elf->shdrs[i].size;
+	for (i = 0; i < elf->phnum; i++)
+		if (elf->phdrs[i].offset + elf->phdrs[i].filesz > end)
+			end = elf->phdrs[i].offset + elf->phdrs[i].filesz;
+	return end;
+}
+
 /*
  * Does the first PT_LOAD, grown to grow_end bytes, reach the addresses of
  * segment o (another PT_LOAD, or a PT_GNU_RELRO or PT_TLS, which the loader
@@ -286,7 +305,7 @@ struct snapshot {
 static struct snapshot *snapshot_take(const struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
-	size_t phsz = (elf->phnum + 1) * sizeof(*p->phdrs);
+	size_t phsz = (elf->phnum + EBID_PH_ADD_MAX) * sizeof(*p->phdrs);
 	size_t shsz = (elf->shnum + 1) * sizeof(*p->shdrs);
 	size_t strsz = p->shstrtab ? p->shstrtab_len : 0;
 	struct snapshot *s = malloc(sizeof(*s) + phsz + shsz + strsz +
@@ -332,7 +351,8 @@ static void snapshot_restore(struct planner *p, const struct snapshot *s)
 	if (p->shstrtab != s->state.shstrtab)
 		free(p->shstrtab);
 	*p = s->state;
-	memcpy(p->phdrs, s->phdrs, (elf->phnum + 1) * sizeof(*p->phdrs));
+	memcpy(p->phdrs, s->phdrs,
+	       (elf->phnum + EBID_PH_ADD_MAX) * sizeof(*p->phdrs));
 	memcpy(p->shdrs, s->shdrs, (elf->shnum + 1) * sizeof(*p->shdrs));
 	if (p->shstrtab)
 		memcpy(p->shstrtab, s->shstrtab, p->shstrtab_len);
@@ -396,7 +416,8 @@ int planner_run(struct planner *p, const struct strategy *table, size_t n)
 /*
  * The placements of a new note, in order: a PT_NOTE that grows over the
  * gap below it (Go), a PT_NOTE of its own, a note moved out of the way,
- * the sections after the program headers moved out of the way.
+ * the sections after the program headers moved out of the way, and
+ * last moved into a PT_LOAD of their own at the end of the file.
  */
 const struct strategy plan_new_note[] = {
 	{ "extend-pt-note", strategy_adjacent, "" },
@@ -404,6 +425,8 @@ const struct strategy plan_new_note[] = {
 	{ "move-note", strategy_move_note, "no note can move: " },
 	{ "move-head", strategy_move_head,
 	  "the sections after the program headers cannot move: " },
+	{ "new-load", strategy_new_load,
+	  "nor go to a new PT_LOAD: " },
 };
 const size_t plan_new_note_n = ARRAY_SIZE(plan_new_note);
 

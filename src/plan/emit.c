@@ -204,6 +204,15 @@ static int reserve_shdr_tail(struct planner *p)
 	return planner_append(p, zero, she, 1, &off);
 }
 
+/* Program header at moves down to to (<= at); those between move up. */
+static void move_phdr(struct planner *p, size_t at, size_t to)
+{
+	struct ebid_phdr ph = p->phdrs[at];
+
+	memmove(&p->phdrs[to + 1], &p->phdrs[to], (at - to) * sizeof(ph));
+	p->phdrs[to] = ph;
+}
+
 /*
  * Readers that take only the first PT_NOTE (Parca's agent, older
  * OpenTelemetry profilers) find the id when the new PT_NOTE comes before
@@ -215,7 +224,6 @@ static int reserve_shdr_tail(struct planner *p)
 static void order_new_pt(struct planner *p)
 {
 	size_t i, at = NEW_PT(p);
-	struct ebid_phdr ph;
 
 	if (!(p->plan->actions & EBID_ACT_ADD_PT))
 		return;
@@ -224,16 +232,52 @@ static void order_new_pt(struct planner *p)
 			break;
 	if (i == at)
 		return;
-	ph = p->phdrs[at];
-	memmove(&p->phdrs[i + 1], &p->phdrs[i], (at - i) * sizeof(ph));
-	p->phdrs[i] = ph;
+	move_phdr(p, at, i);
 	p->plan->new_pt = i;
+	if ((p->plan->actions & EBID_ACT_NEW_LOAD) && p->plan->new_load >= i &&
+	    p->plan->new_load < at)
+		p->plan->new_load++;
+}
+
+/*
+ * new-load's PT_LOAD goes right after the last PT_LOAD (the loader
+ * wants them in ascending address order, and it has the highest), before
+ * the new PT_NOTE is ordered.
+ */
+static void order_new_load(struct planner *p)
+{
+	size_t i, at = p->plan->new_load;
+
+	if (!(p->plan->actions & EBID_ACT_NEW_LOAD))
+		return;
+	for (i = at; i > 0 && p->phdrs[i - 1].type != PT_LOAD; i--)
+		;
+	move_phdr(p, at, i);
+	p->plan->new_load = i;
+}
+
+/* The words after a program header's number in a patch's description. */
+static void phdr_what(const struct planner *p, size_t i, char *what,
+		      size_t len)
+{
+	bool added = p->plan->actions & EBID_ACT_ADD_PT;
+
+	if (added && i == NEW_PT(p))
+		snprintf(what, len, "program header [%zu] (new PT_NOTE)", i);
+	else if ((p->plan->actions & EBID_ACT_NEW_LOAD) &&
+		 i == p->plan->new_load)
+		snprintf(what, len, "program header [%zu] (new PT_LOAD)", i);
+	else if (added && i > NEW_PT(p) &&
+		 !(p->plan->actions & EBID_ACT_NEW_LOAD))
+		snprintf(what, len, "program header [%zu] (was [%zu])", i,
+			 i - 1);
+	else
+		snprintf(what, len, "program header [%zu]", i);
 }
 
 static int emit_program_headers(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
-	bool added = p->plan->actions & EBID_ACT_ADD_PT;
 	size_t phe = ebid_phent(elf->elfclass), i;
 	unsigned char buf[64];
 	char what[80];
@@ -244,14 +288,7 @@ static int emit_program_headers(struct planner *p)
 				    i < elf->phnum ? &elf->phdrs[i] : NULL,
 				    phe, buf))
 			continue;
-		if (added && i == NEW_PT(p))
-			snprintf(what, sizeof(what),
-				 "program header [%zu] (new PT_NOTE)", i);
-		else if (added && i > NEW_PT(p))
-			snprintf(what, sizeof(what),
-				 "program header [%zu] (was [%zu])", i, i - 1);
-		else
-			snprintf(what, sizeof(what), "program header [%zu]", i);
+		phdr_what(p, i, what, sizeof(what));
 		ret = planner_patch(p, elf->phoff + i * phe, buf, phe, what);
 		if (ret)
 			return ret;
@@ -322,6 +359,7 @@ int planner_emit(struct planner *p)
 		ret = p->shdrs_place == PLACE_KEEP ? emit_kept_shdrs(p)
 						   : emit_moved_shdrs(p);
 	if (!ret) {
+		order_new_load(p);
 		order_new_pt(p);
 		ret = emit_program_headers(p);
 	}

@@ -179,6 +179,7 @@ void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len)
 		{ EBID_ACT_MOVE_NOTE, "move-note" },
 		{ EBID_ACT_INSERT, "insert-gap" },
 		{ EBID_ACT_MOVE_HEAD, "move-head" },
+		{ EBID_ACT_NEW_LOAD, "new-load" },
 	};
 	size_t i, used = 0;
 

@@ -22,36 +22,24 @@
 
 #include "plan/planner.h"
 
-/* What move-head found and does. */
-struct head_move {
-	struct ebid_phdr *load;         /* the first PT_LOAD */
-	size_t li;                      /* its index */
-	uint64_t phend, run_end;        /* the run: [phend, run_end) */
-	uint64_t align;                 /* the largest alignment in it */
-	size_t n, tables;               /* sections in it, dynamic tables */
-	uint64_t delta, dest, dest_end; /* where it goes */
-	uint64_t grow_end;              /* the first PT_LOAD's new end */
-	uint64_t next;                  /* what follows the first PT_LOAD */
-	uint64_t ins;                   /* the gap inserted at next, or 0 */
-};
-
 /*
  * The run, in file order from the program headers: .interp and the
  * notes, then dynamic tables (.gnu.hash, .dynsym, ...) only while the
  * bytes freed so far cannot take a program header. Where the note cannot
  * go behind the first PT_LOAD in the first page (it runs past it, or ends
  * too close to its end), the freed bytes must take the note too, so
- * tables join until they take both.
+ * tables join until they take both. new-load's freed bytes take two
+ * program headers and always the note.
  */
 static bool head_wants_table(const struct planner *p,
 			     const struct head_move *h, uint64_t off)
 {
 	uint64_t len = ebid_gnu_note_size(p->desc_len);
-	size_t ent = ebid_phent(p->elf->elfclass);
+	uint64_t ent = ebid_phent(p->elf->elfclass) * h->nph;
 
 	if (off - h->phend < ent)
 		return true;
-	return h->load->filesz + len > EBID_PAGE &&
+	return (h->past_page || h->load->filesz + len > EBID_PAGE) &&
 	       ebid_align_up(h->phend + ent, 4) + len > off;
 }
 
@@ -125,8 +113,10 @@ static int head_contents(const struct planner *p, const struct head_move *h,
 		return refuse(r, REFUSE_NEXT, "no .interp, note or dynamic table follows the program headers");
 	if (h->run_end > h->load->filesz)
 		return refuse(r, REFUSE_NEXT, "the notes after the program headers lie outside the first PT_LOAD");
-	if (h->run_end > elf->head_len)
+	if (!h->past_page && h->run_end > elf->head_len)
 		return refuse(r, REFUSE_NEXT, "the sections to move run past the first page (a dynamic table too large)");
+	if (h->run_end > elf->head_len + elf->more_len)
+		return refuse(r, REFUSE_NEXT, "the sections to move run past what was read of the file (more than 64 KiB)");
 	/* Empty sections there would be left pointing at other bytes. */
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
@@ -135,9 +125,15 @@ static int head_contents(const struct planner *p, const struct head_move *h,
 		    s->offset >= h->phend && s->offset < h->run_end)
 			return refuse(r, REFUSE_NEXT, "an empty section lies among them");
 	}
-	for (j = h->phend; j < h->run_end; j++)
-		if (elf->head[j] && p->map[j] == B_USED && !in_section(elf, j))
+	for (j = h->phend; j < h->run_end; j++) {
+		/* Past the first page (new-load), more holds them. */
+		bool set = j < elf->head_len ? elf->head[j]
+					     : elf->more[j - elf->head_len];
+
+		if (set && (j >= p->page || p->map[j] == B_USED) &&
+		    !in_section(elf, j))
 			return refuse(r, REFUSE_NEXT, "bytes among them belong to no section");
+	}
 	return 0;
 }
 
@@ -244,25 +240,6 @@ static int head_next(const struct planner *p, struct head_move *h,
 	return 0;
 }
 
-/* The end of the last byte a header, section or segment describes. */
-static uint64_t described_end(const struct planner *p)
-{
-	const struct ebid_elf *elf = p->elf;
-	uint64_t end = elf->phoff + (uint64_t)elf->phnum * ebid_phent(elf->elfclass);
-	size_t i;
-
-	if (elf->shnum && elf->shoff + (uint64_t)elf->shnum * ebid_shent(elf->elfclass) > end)
-		end = elf->shoff + (uint64_t)elf->shnum * ebid_shent(elf->elfclass);
-	for (i = 1; i < elf->shnum; i++)
-		if (elf->shdrs[i].type != SHT_NOBITS &&
-		    elf->shdrs[i].offset + elf->shdrs[i].size > end)
-			end = elf->shdrs[i].offset + elf->shdrs[i].size;
-	for (i = 0; i < elf->phnum; i++)
-		if (elf->phdrs[i].offset + elf->phdrs[i].filesz > end)
-			end = elf->phdrs[i].offset + elf->phdrs[i].filesz;
-	return end;
-}
-
 /*
  * No room behind the first PT_LOAD: a gap of one segment alignment at
  * h->next (h->ins), which the rest of the file must be able to take.
@@ -290,7 +267,7 @@ static int head_gap(const struct planner *p, struct head_move *h,
 	 * self-extracting archive) may name their own file offsets, which a
 	 * gap would break.
 	 */
-	if (described_end(p) < elf->file_size)
+	if (planner_described_end(p) < elf->file_size)
 		return refuse(r, REFUSE_NEXT, "data follows everything the headers describe (an appended payload?), and a gap would move it");
 	return 0;
 }
@@ -315,10 +292,13 @@ static int head_room(const struct planner *p, struct head_move *h,
 	return 0;
 }
 
-/* Moves the run's headers, section headers and the grown PT_LOAD. */
-static void head_move_headers(struct planner *p, const struct head_move *h)
+/*
+ * The run's program headers (but the first PT_LOAD's) and section headers
+ * follow it: doff more in the file, daddr more in memory.
+ */
+void head_shift_headers(struct planner *p, const struct head_move *h,
+			uint64_t doff, uint64_t daddr)
 {
-	const struct ebid_elf *elf = p->elf;
 	size_t i;
 
 	for (i = 0; i < p->phnum; i++) {
@@ -327,20 +307,19 @@ static void head_move_headers(struct planner *p, const struct head_move *h)
 		if (i == h->li || !ph->filesz || ebid_phdr_by_address(ph) ||
 		    ph->offset < h->phend || ph->offset >= h->run_end)
 			continue;
-		ph->offset += h->delta;
-		ph->vaddr += h->delta;
-		ph->paddr += h->delta;
+		ph->offset += doff;
+		ph->vaddr += daddr;
+		ph->paddr += daddr;
 	}
-	for (i = 1; i < elf->shnum; i++) {
+	for (i = 1; i < p->elf->shnum; i++) {
 		struct ebid_shdr *sh = &p->shdrs[i];
 
 		if (sh->type == SHT_NOBITS || !sh->size ||
 		    sh->offset < h->phend || sh->offset >= h->run_end)
 			continue;
-		sh->offset += h->delta;
-		sh->addr += h->delta;
+		sh->offset += doff;
+		sh->addr += daddr;
 	}
-	h->load->filesz = h->load->memsz = h->grow_end;
 }
 
 /* The plan: the run's bytes, its symbols and dynamic entries, the gap. */
@@ -367,7 +346,8 @@ static int head_apply(struct planner *p, const struct head_move *h,
 		     B_CLAIMED);
 	for (j = h->load->filesz; j < h->grow_end && j < p->page; j++)
 		p->loadable[j] = 1;
-	head_move_headers(p, h);
+	head_shift_headers(p, h, h->delta, h->delta);
+	h->load->filesz = h->load->memsz = h->grow_end;
 	p->plan->actions |= EBID_ACT_MOVE_HEAD;
 	p->plan->head_from = h->phend;
 	p->plan->head_to = h->dest;
@@ -402,9 +382,8 @@ static int place_head_note(struct planner *p, struct refusal *r)
 	return planner_new_pt(p, off, len, r);
 }
 
-/* Every rule of move-head, in order: 0, or a refusal. */
-static int head_rule(struct planner *p, struct head_move *h,
-		     struct moved_range *range, struct refusal *r)
+int head_find(struct planner *p, struct head_move *h,
+	      struct moved_range *range, struct refusal *r)
 {
 	const struct ebid_elf *elf = p->elf;
 	int ret;
@@ -437,6 +416,17 @@ static int head_rule(struct planner *p, struct head_move *h,
 	ret = refs_check(p, range, r);
 	if (!ret)
 		ret = refs_check_dynamic(p, range, r);
+	return ret;
+}
+
+/* Every rule of move-head, in order: 0, or a refusal. */
+static int head_rule(struct planner *p, struct head_move *h,
+		     struct moved_range *range, struct refusal *r)
+{
+	int ret;
+
+	h->nph = 1;
+	ret = head_find(p, h, range, r);
 	if (!ret)
 		ret = head_room(p, h, r);
 	return ret;

@@ -44,7 +44,7 @@ struct planner {
 	unsigned char loadable[EBID_PAGE];
 
 	/* The new header set (room for one more of each). */
-	struct ebid_phdr *phdrs;
+	struct ebid_phdr *phdrs;        /* room for EBID_PH_ADD_MAX more */
 	size_t phnum;
 	struct ebid_shdr *shdrs;
 	size_t shnum;
@@ -60,6 +60,9 @@ struct planner {
 	uint64_t note_off;              /* the GNU note's header */
 	size_t desc_len;
 };
+
+/* Program headers a plan may add: new-load's PT_LOAD and a PT_NOTE. */
+#define EBID_PH_ADD_MAX 2
 
 /* Where the new PT_NOTE is in p->phdrs; it is appended until ordered. */
 #define NEW_PT(p) ((p)->plan->new_pt)
@@ -148,6 +151,7 @@ const struct ebid_phdr *planner_load_of(const struct planner *p,
 					uint64_t off, uint64_t len);
 void planner_insert_gap(struct planner *p, uint64_t at, uint64_t ins);
 int planner_no_room(struct planner *p, const char *why);
+uint64_t planner_described_end(const struct planner *p);
 bool planner_grown_clash(const struct ebid_phdr *load,
 			 const struct ebid_phdr *o, uint64_t grow_end);
 
@@ -180,6 +184,37 @@ bool refs_sym_in(const struct ebid_symref *r, const struct ebid_shdr *s);
 size_t refs_dyn_count(const struct ebid_elf *elf, const struct ebid_shdr *s);
 const struct ebid_symref *refs_sym_at(const struct planner *p, uint64_t off);
 
+/*
+ * What move-head (and new-load) found and does. The run after the
+ * program headers and its rules are move_head.c's (head_find()).
+ */
+struct head_move {
+	struct ebid_phdr *load;         /* the first PT_LOAD */
+	size_t li;                      /* its index */
+	uint64_t phend, run_end;        /* the run: [phend, run_end) */
+	uint64_t align;                 /* the largest alignment in it */
+	size_t n, tables;               /* sections in it, dynamic tables */
+	uint64_t delta, dest, dest_end; /* where it goes */
+	uint64_t grow_end;              /* the first PT_LOAD's new end */
+	uint64_t next;                  /* what follows the first PT_LOAD */
+	uint64_t ins;                   /* the gap inserted at next, or 0 */
+	size_t nph;                     /* program headers the freed bytes
+					 * must take (1; new-load: 2) */
+	bool past_page;                 /* the run may leave the first page
+					 * (new-load) */
+};
+
+/*
+ * The run after the program headers and every rule of it that move-head
+ * and new-load share (--no-move, its sections, contents, headers,
+ * symbols, relocations and dynamic entries): 0 with h and range filled,
+ * or a refusal. h->nph and h->past_page are the caller's.
+ */
+int head_find(struct planner *p, struct head_move *h,
+	      struct moved_range *range, struct refusal *r);
+void head_shift_headers(struct planner *p, const struct head_move *h,
+			uint64_t doff, uint64_t daddr);
+
 /* The start of a move: --no-move, and the first PT_LOAD it grows. */
 int planner_move_start(struct planner *p, const char *no_move_why,
 		       struct ebid_phdr **load, size_t *li, struct refusal *r);
@@ -197,5 +232,6 @@ int strategy_adjacent(struct planner *p, struct refusal *r);
 int strategy_own_pt(struct planner *p, struct refusal *r);
 int strategy_move_note(struct planner *p, struct refusal *r);
 int strategy_move_head(struct planner *p, struct refusal *r);
+int strategy_new_load(struct planner *p, struct refusal *r);
 
 #endif

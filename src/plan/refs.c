@@ -65,7 +65,7 @@ bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
 		return false;
 	if (plan->actions & EBID_ACT_MOVE_NOTE)
 		return shndx == plan->moved_shndx;
-	if (!(plan->actions & EBID_ACT_MOVE_HEAD))
+	if (!(plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)))
 		return false;
 	s = &elf->shdrs[shndx];
 	return s->type != SHT_NOBITS && s->size &&

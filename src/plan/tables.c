@@ -30,7 +30,9 @@ int planner_place_shdrs(struct planner *p, size_t add)
 			planner_mark(p, end, ent, B_CLAIMED);
 			return 0;
 		}
-		if (end == body_end(p) && p->plan->out_size == end) {
+		/* Not behind appended bytes (new-load's). */
+		if (end == body_end(p) && p->plan->out_size == end &&
+		    !p->plan->append_len) {
 			/* The entry is appended right at the end. */
 			p->plan->out_size = end + ent;
 			return 0;
@@ -93,7 +95,8 @@ int planner_place_name(struct planner *p)
 		p->shstrtab_off = st->offset;
 		return 0;
 	}
-	if (end == body_end(p) && p->plan->out_size == body_end(p)) {
+	if (end == body_end(p) && p->plan->out_size == body_end(p) &&
+	    !p->plan->append_len) {
 		p->shstrtab_off = st->offset;
 		p->plan->out_size = end + nlen;
 		return 0;
@@ -142,7 +145,8 @@ static int check_pt_phdr(struct planner *p, uint64_t end)
 }
 
 /*
- * Adds a PT_NOTE program header. The table grows in place (it is never
+ * Adds a program header (a PT_NOTE, or new-load's PT_LOAD before it):
+ * new_pt is its index. The table grows in place (it is never
  * moved); a section header table right behind it is moved out of the way.
  * A refusal is REFUSE_NEXT: the caller that committed to a layout already
  * makes it REFUSE_STOP.
@@ -152,13 +156,14 @@ int planner_grow_phdrs(struct planner *p, struct refusal *r)
 	const struct ebid_elf *elf = p->elf;
 	size_t ent = ebid_phent(elf->elfclass);
 	size_t she = ebid_shent(elf->elfclass);
-	uint64_t end = elf->phoff + (uint64_t)elf->phnum * ent;
+	uint64_t end = elf->phoff + (uint64_t)p->phnum * ent;
 	size_t i;
 	int ret;
 
 	if (elf->phoff != ebid_ehsize(elf->elfclass))
 		return refuse(r, REFUSE_NEXT, "program headers do not follow the ELF header");
-	if (elf->phnum + 1 > (EBID_PAGE - ebid_ehsize(elf->elfclass)) / ent)
+	if (p->phnum + 1 > (EBID_PAGE - ebid_ehsize(elf->elfclass)) / ent ||
+	    p->phnum >= elf->phnum + EBID_PH_ADD_MAX)
 		return refuse(r, REFUSE_NEXT, "too many program headers for the first page");
 	if (!planner_load_of(p, elf->phoff, end + ent - elf->phoff))
 		return refuse(r, REFUSE_NEXT, "no loadable segment can hold one more program header");

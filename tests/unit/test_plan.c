@@ -976,8 +976,11 @@ static void run_case(const char *name, const struct buf *in,
 		struct ebid_src osrc = source(&out, &ofd);
 
 		ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
+		if (ret == 0)
+			ebid_check_window(&oelf, &elf, &plan);
 		if (ret == 0 && (plan.actions &
-				 (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD))) {
+				 (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
+				  EBID_ACT_NEW_LOAD))) {
 			ret = ebid_elf_read_note_syms(&oelf, &osrc, err,
 						      sizeof(err));
 			if (ret)
@@ -2350,6 +2353,194 @@ static void move_head_tampered(const char *name, const struct buf *in)
 	ebid_elf_release(&elf);
 }
 
+/* The self-check of out (a new-load output of in): 0, or why not in err. */
+static int new_load_check(const struct ebid_elf *elf,
+			  const struct ebid_plan *plan, const struct buf *in,
+			  const struct buf *t, const unsigned char *id,
+			  char *err, size_t errlen)
+{
+	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
+	struct ebid_src ts = {.fd = -1, .mem = t->p, .size = t->len};
+	struct ebid_elf te;
+	int ret = ebid_elf_read(&te, &ts, err, errlen);
+
+	if (ret)
+		return ret;
+	ebid_check_window(&te, elf, plan);
+	ret = ebid_elf_read_note_syms(&te, &ts, err, errlen);
+	if (!ret)
+		ret = ebid_check_result(elf, &te, plan, id, err, errlen);
+	if (!ret)
+		ret = ebid_check_moved_bytes(elf, plan, &src, &ts, id, err,
+					     errlen);
+	ebid_elf_release(&te);
+	return ret;
+}
+
+/* Tampers with t, a new-load output of in, in way k: false if nothing to. */
+static bool new_load_tamper(size_t k, struct buf *t,
+			    const struct ebid_plan *plan,
+			    const struct ebid_elf *elf, const struct buf *in)
+{
+	unsigned char *ph = t->p + elf->phoff + plan->new_load * 56;
+	bool done = true;
+	size_t i;
+
+	switch (k) {
+	case 1:
+	case 2:
+		done = false;
+		for (i = 0; i < plan->npatches; i++)
+			if (strstr(plan->patches[i].what,
+				   k == 1 ? "symbol value" : "dynamic entry")) {
+				memcpy(t->p + plan->patches[i].off,
+				       in->p + plan->patches[i].off,
+				       plan->patches[i].len);
+				done = true;
+			}
+		break;
+	case 3:
+		t->p[plan->head_to + plan->head_size - 1] ^= 1;
+		break;
+	case 4:
+		t->p[plan->head_from + plan->head_size - 1] = 0x5a;
+		break;
+	case 5:
+		put_le(ph + 16, 8, get_le(ph + 16, 8) + 4096);
+		put_le(ph + 24, 8, get_le(ph + 24, 8) + 4096);
+		break;
+	case 6:
+		put_le(ph + 32, 8, get_le(ph + 32, 8) + 8);
+		put_le(ph + 40, 8, get_le(ph + 40, 8) + 8);
+		break;
+	case 7:
+		put_le(ph + 4, 4, 5 /* PF_R | PF_X */);
+		break;
+	case 8:
+		done = false;
+		for (i = 0; i < elf->phnum + 2; i++) {
+			unsigned char *p = t->p + elf->phoff + i * 56;
+
+			if (get_le(p, 4) == 3 /* PT_INTERP */) {
+				put_le(p + 8, 8, plan->head_from);
+				done = true;
+			}
+		}
+		break;
+	}
+	return done;
+}
+
+/*
+ * new-load's own rules refuse, each with its sentence: bytes behind
+ * everything the headers describe (an appended payload), and --no-move.
+ */
+static void new_load_refused(const char *name, const struct buf *in)
+{
+	struct req inj = REQ("inject", EBID_MODE_INJECT);
+	struct ebid_opts o = opts_of(&inj);
+	struct buf t = buf_dup(in);
+	struct ebid_src ts;
+	struct ebid_elf elf;
+	struct ebid_plan plan;
+	char err[EBID_ERRLEN] = "";
+	int ret;
+
+	buf_grow(&t, in->len + 16);
+	memcpy(t.p + in->len, "appended payload", 16);
+	ts = (struct ebid_src){.fd = -1, .mem = t.p, .size = t.len};
+	ret = ebid_elf_read(&elf, &ts, err, sizeof(err));
+	if (!ret) {
+		ret = ebid_plan_make(&plan, &elf, &o, err, sizeof(err));
+		if (!ret)
+			ebid_plan_release(&plan);
+		ebid_elf_release(&elf);
+	}
+	ok(ret == -EBID_ENOROOM && strstr(err, "nor go to a new PT_LOAD: data follows everything the headers describe"),
+	   "%s: with 16 bytes appended, new-load refuses naming the payload", name);
+	printf("# %s\n", err);
+	buf_free(&t);
+}
+
+/*
+ * The self-check refuses a new-load output that breaks one of its rules:
+ * each tampered copy of a good output (which itself passes).
+ */
+static void new_load_tampered(const char *name, const struct buf *in)
+{
+	static const char *const how[] = {
+	    "nothing changed",
+	    "a symbol left at the old address",
+	    "a moved table's dynamic entry left at the old address",
+	    "a byte of the moved run changed",
+	    "the run's old place past the first page not cleared",
+	    "the new PT_LOAD's p_vaddr a page higher",
+	    "the new PT_LOAD's p_filesz 8 bytes more",
+	    "the new PT_LOAD executable",
+	    "PT_INTERP left at the old place",
+	};
+	struct req inj = REQ("inject", EBID_MODE_INJECT);
+	struct ebid_opts o = opts_of(&inj);
+	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
+	struct ebid_elf elf;
+	struct ebid_plan plan;
+	struct buf out = {0};
+	unsigned char id[EBID_MAX_ID];
+	char err[EBID_ERRLEN];
+	size_t k, i;
+
+	if (ebid_elf_read(&elf, &src, err, sizeof(err))) {
+		ok(0, "%s: tampered outputs: input read", name);
+		return;
+	}
+	if (!ok(ebid_plan_make(&plan, &elf, &o, err, sizeof(err)) == 0 &&
+		    (plan.actions & EBID_ACT_NEW_LOAD) &&
+		    ebid_apply_mem(&src, &plan, &out.p, &out.len, id, err,
+				   sizeof(err)) == 0,
+		"%s: a new-load output to tamper with", name)) {
+		diag("%s", err);
+		ebid_elf_release(&elf);
+		return;
+	}
+	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
+		struct buf t = buf_dup(&out);
+		bool done;
+		int ret;
+
+		done = new_load_tamper(k, &t, &plan, &elf, in);
+		/* A library has no PT_INTERP, nor .interp's symbol. */
+		if (!done && (k == 1 || k == 8)) {
+			bool interp = false;
+
+			for (i = 0; i < elf.phnum; i++)
+				interp |= elf.phdrs[i].type == 3;
+			if (!interp) {
+				printf("# %s: no PT_INTERP: nothing to tamper with for %s\n",
+				       name, how[k]);
+				buf_free(&t);
+				continue;
+			}
+		}
+		if (!ok(done, "%s: tampered (%s): there is something to tamper with",
+			name, how[k])) {
+			buf_free(&t);
+			continue;
+		}
+		ret = new_load_check(&elf, &plan, in, &t, id, err, sizeof(err));
+		if (k == 0)
+			ok(ret == 0, "%s: the self-check passes the new-load output",
+			   name);
+		else
+			ok(ret != 0, "%s: the self-check refuses an output with %s",
+			   name, how[k]);
+		printf("# %s\n", ret ? err : "passed");
+		buf_free(&t);
+	}
+	buf_free(&out);
+	ebid_plan_release(&plan);
+	ebid_elf_release(&elf);
+}
+
 /*
  * move-note moves only a lone GNU ABI tag with local symbols: a global
  * __abi_tag, another name or another note type makes the file a refusal.
@@ -2564,7 +2755,8 @@ static void matrix(const char *dir)
 	    /*
 	     * Real-size: the first PT_LOAD runs past the first page, so the
 	     * freed bytes take the program header and the note (.dynsym
-	     * moves); a .dynsym of 400 symbols does not fit in the page.
+	     * moves); a .dynsym of 400 symbols does not fit in the page: it
+	     * goes to a new PT_LOAD at the end (new-load).
 	     */
 	    {"real-gcc-lld-pielibc-nobuildid", 0,
 	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
@@ -2575,8 +2767,12 @@ static void matrix(const char *dir)
 	    {"real-gcc-mold-shlib-nobuildid", 0,
 	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
 	     false},
-	    {"real-gcc-lld-pie-nobuildid", -EBID_ENOROOM, NULL, false},
-	    {"real-gcc-lld-shlib-nobuildid", -EBID_ENOROOM, NULL, false},
+	    {"real-gcc-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", true},
+	    {"real-gcc-lld-nopie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+	    {"real-clang-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+	    {"real-gcc-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+	    {"real-clang-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+	    {"real-gcc-gold-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
 	};
 	char path[4096];
 	size_t i;
@@ -2607,6 +2803,15 @@ static void matrix(const char *dir)
 			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
 				 NULL);
 			move_head_tampered(s[i].name, &b);
+		}
+		if (s[i].words && strstr(s[i].words, "new-load")) {
+			struct req nm = REQ("inject --no-move",
+					    EBID_MODE_INJECT, .no_move = true);
+
+			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
+				 NULL);
+			new_load_tampered(s[i].name, &b);
+			new_load_refused(s[i].name, &b);
 		}
 		if (!strcmp(s[i].name, "real-gcc-mold-shlib-nobuildid"))
 			by_address(s[i].name, &b);
