@@ -426,13 +426,15 @@ int ebid_hash_src(const struct ebid_src *src, uint64_t desc_off,
  * header of old is unchanged but for those the plan names.
  */
 /*
- * Between ebid_elf_read() of an output (new) and its
- * ebid_elf_read_note_syms(): new-load's run left the first page, so the
- * output's relocations are read over its old addresses too, as the
- * input's (old) were. Nothing for another plan.
+ * Reads an output of plan (made from old) back into *new for
+ * ebid_check_result(): its layout, and for a plan that moved sections its
+ * symbols and relocations too, over the addresses of what moved (for
+ * new-load, past the first page). On failure *new is left released.
  */
-void ebid_check_window(struct ebid_elf *new, const struct ebid_elf *old,
-		       const struct ebid_plan *plan);
+int ebid_elf_read_output(struct ebid_elf *new, const struct ebid_src *src,
+			 const struct ebid_elf *old,
+			 const struct ebid_plan *plan, char *err,
+			 size_t errlen);
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      const struct ebid_plan *plan, const unsigned char *id,
 		      char *err, size_t errlen);

@@ -27,16 +27,8 @@ static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
 	char why[EBID_ERRLEN];
 	int ret;
 
-	ret = ebid_elf_read(&new, &src, why, sizeof(why));
-	if (!ret)
-		ebid_check_window(&new, &job->elf, &job->plan);
-	if (!ret && (job->plan.actions &
-		     (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
-		      EBID_ACT_NEW_LOAD))) {
-		ret = ebid_elf_read_note_syms(&new, &src, why, sizeof(why));
-		if (ret)
-			ebid_elf_release(&new);
-	}
+	ret = ebid_elf_read_output(&new, &src, &job->elf, &job->plan, why,
+				   sizeof(why));
 	if (ret)
 		return ebid_err(err, errlen, -EBID_EVERIFY,
 				"self-check of the output failed: %s", why);

@@ -822,11 +822,23 @@ static const check_fn result_checks[] = {
 	check_moves, check_relocs, check_shdrs, check_phdrs,
 };
 
-void ebid_check_window(struct ebid_elf *new, const struct ebid_elf *old,
-		       const struct ebid_plan *plan)
+int ebid_elf_read_output(struct ebid_elf *new, const struct ebid_src *src,
+			 const struct ebid_elf *old,
+			 const struct ebid_plan *plan, char *err,
+			 size_t errlen)
 {
+	int ret = ebid_elf_read(new, src, err, errlen);
+
+	if (ret || !(plan->actions & (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
+				      EBID_ACT_NEW_LOAD)))
+		return ret;
+	/* new-load's run left the first page: read relocations over it too. */
 	if ((plan->actions & EBID_ACT_NEW_LOAD) && old->span_hi > new->span_hi)
 		new->span_hi = old->span_hi;
+	ret = ebid_elf_read_note_syms(new, src, err, errlen);
+	if (ret)
+		ebid_elf_release(new);
+	return ret;
 }
 
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,

@@ -138,17 +138,11 @@ static void check_output(const uint8_t *in, size_t in_len,
 	}
 	osrc.mem = out;
 	osrc.size = out_len;
-	ret = ebid_elf_read(&new, &osrc, err, sizeof(err));
+	/* As the job's self-check reads it back. */
+	ret = ebid_elf_read_output(&new, &osrc, old, plan, err, sizeof(err));
 	snprintf(cur_err, sizeof(cur_err), "%s", err);
 	if (ret)
-		finding("the output does not parse");
-	/* As the job's self-check does for a plan that moved a note. */
-	if (plan->actions & (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD)) {
-		ret = ebid_elf_read_note_syms(&new, &osrc, err, sizeof(err));
-		snprintf(cur_err, sizeof(cur_err), "%s", err);
-		if (ret)
-			finding("the output's symbols cannot be read");
-	}
+		finding("the output, its symbols or its relocations cannot be read");
 	ret = ebid_check_result(old, &new, plan, id, err, sizeof(err));
 	snprintf(cur_err, sizeof(cur_err), "%s", err);
 	if (ret)

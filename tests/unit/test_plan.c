@@ -975,17 +975,8 @@ static void run_case(const char *name, const struct buf *in,
 	{
 		struct ebid_src osrc = source(&out, &ofd);
 
-		ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
-		if (ret == 0)
-			ebid_check_window(&oelf, &elf, &plan);
-		if (ret == 0 && (plan.actions &
-				 (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
-				  EBID_ACT_NEW_LOAD))) {
-			ret = ebid_elf_read_note_syms(&oelf, &osrc, err,
-						      sizeof(err));
-			if (ret)
-				ebid_elf_release(&oelf);
-		}
+		ret = ebid_elf_read_output(&oelf, &osrc, &elf, &plan, err,
+					   sizeof(err));
 		if (!ok(ret == 0, "%s %s: output read back", name, r->label)) {
 			diag("ebid_elf_read: %d %s", ret, err);
 			goto out;
@@ -2362,14 +2353,11 @@ static int new_load_check(const struct ebid_elf *elf,
 	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
 	struct ebid_src ts = {.fd = -1, .mem = t->p, .size = t->len};
 	struct ebid_elf te;
-	int ret = ebid_elf_read(&te, &ts, err, errlen);
+	int ret = ebid_elf_read_output(&te, &ts, elf, plan, err, errlen);
 
 	if (ret)
 		return ret;
-	ebid_check_window(&te, elf, plan);
-	ret = ebid_elf_read_note_syms(&te, &ts, err, errlen);
-	if (!ret)
-		ret = ebid_check_result(elf, &te, plan, id, err, errlen);
+	ret = ebid_check_result(elf, &te, plan, id, err, errlen);
 	if (!ret)
 		ret = ebid_check_moved_bytes(elf, plan, &src, &ts, id, err,
 					     errlen);
