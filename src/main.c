@@ -45,7 +45,7 @@ static void usage(FILE *f)
 "                       replacing it; needed for files with several hard links\n"
 "      --preserve-times keep the file's access and modification times\n"
 "      --no-move        refuse a file whose note would need a note moved\n"
-	"                       (move-note, move-head; docs/build-id.md)\n"
+	"                       (move-note, move-head, new-load; docs/build-id.md)\n"
 "      --manifest=FILE  write a JSON record of every file handled\n"
 "Options for verify:\n"
 "      --content-hash   also require the id to be the hash of the file's bytes\n"
