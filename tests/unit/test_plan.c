@@ -2028,6 +2028,37 @@ static bool point_relative_at(struct buf *t, uint64_t addr)
 }
 
 /*
+ * The output to tamper with: in read, planned with the action wanted
+ * (word names it), applied. false (and a failed check) when it cannot be
+ * had; else *elf, *plan and *out are the caller's to release.
+ */
+static bool tamper_base(const char *name, const struct buf *in,
+			unsigned action, const char *word,
+			struct ebid_elf *elf, struct ebid_plan *plan,
+			struct buf *out, unsigned char id[EBID_MAX_ID])
+{
+	struct req inj = REQ("inject", EBID_MODE_INJECT);
+	struct ebid_opts o = opts_of(&inj);
+	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
+	char err[EBID_ERRLEN] = "";
+
+	if (ebid_elf_read(elf, &src, err, sizeof(err))) {
+		ok(0, "%s: tampered outputs: input read", name);
+		return false;
+	}
+	if (!ok(ebid_plan_make(plan, elf, &o, err, sizeof(err)) == 0 &&
+		    (plan->actions & action) &&
+		    ebid_apply_mem(&src, plan, &out->p, &out->len, id, err,
+				   sizeof(err)) == 0,
+		"%s: a %s output to tamper with", name, word)) {
+		diag("%s", err);
+		ebid_elf_release(elf);
+		return false;
+	}
+	return true;
+}
+
+/*
  * ebid_check_result refuses a move-note output that breaks one of its
  * rules (docs/build-id.md): each tampered copy of a good output.
  */
@@ -2043,9 +2074,6 @@ static void move_note_tampered(const char *name, const struct buf *in)
 	    "the first PT_LOAD's p_vaddr changed",
 	    "a relocation pointing at the note's old place",
 	};
-	struct req inj = REQ("inject", EBID_MODE_INJECT);
-	struct ebid_opts o = opts_of(&inj);
-	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
 	struct ebid_elf elf;
 	struct ebid_plan plan;
 	struct buf out = {0};
@@ -2053,19 +2081,8 @@ static void move_note_tampered(const char *name, const struct buf *in)
 	char err[EBID_ERRLEN];
 	size_t k, i;
 
-	if (ebid_elf_read(&elf, &src, err, sizeof(err))) {
-		ok(0, "%s: tampered outputs: input read", name);
+	if (!tamper_base(name, in, EBID_ACT_MOVE_NOTE, "move-note", &elf, &plan, &out, id))
 		return;
-	}
-	if (!ok(ebid_plan_make(&plan, &elf, &o, err, sizeof(err)) == 0 &&
-		    (plan.actions & EBID_ACT_MOVE_NOTE) &&
-		    ebid_apply_mem(&src, &plan, &out.p, &out.len, id, err,
-				   sizeof(err)) == 0,
-		"%s: a move-note output to tamper with", name)) {
-		diag("%s", err);
-		ebid_elf_release(&elf);
-		return;
-	}
 	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
 		struct buf t = buf_dup(&out);
 		struct ebid_src ts = {.fd = -1, .mem = t.p, .size = t.len};
@@ -2182,8 +2199,6 @@ static void move_head_tampered(const char *name, const struct buf *in)
 	    "a moved table's dynamic entry left at the old address",
 	    "a relocation pointing at the run's old place",
 	};
-	struct req inj = REQ("inject", EBID_MODE_INJECT);
-	struct ebid_opts o = opts_of(&inj);
 	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
 	struct ebid_elf elf;
 	struct ebid_plan plan;
@@ -2193,19 +2208,8 @@ static void move_head_tampered(const char *name, const struct buf *in)
 	size_t k, i, interp = 0;
 	uint64_t note_at = 0, note_len = 0, delta;
 
-	if (ebid_elf_read(&elf, &src, err, sizeof(err))) {
-		ok(0, "%s: tampered outputs: input read", name);
+	if (!tamper_base(name, in, EBID_ACT_MOVE_HEAD, "move-head", &elf, &plan, &out, id))
 		return;
-	}
-	if (!ok(ebid_plan_make(&plan, &elf, &o, err, sizeof(err)) == 0 &&
-		    (plan.actions & EBID_ACT_MOVE_HEAD) &&
-		    ebid_apply_mem(&src, &plan, &out.p, &out.len, id, err,
-				   sizeof(err)) == 0,
-		"%s: a move-head output to tamper with", name)) {
-		diag("%s", err);
-		ebid_elf_release(&elf);
-		return;
-	}
 	delta = plan.head_to - plan.head_from;
 	for (i = 0; i < plan.npatches; i++)
 		if (strstr(plan.patches[i].what, ".note.gnu.build-id")) {
@@ -2467,9 +2471,6 @@ static void new_load_tampered(const char *name, const struct buf *in)
 	    "the new PT_LOAD executable",
 	    "PT_INTERP left at the old place",
 	};
-	struct req inj = REQ("inject", EBID_MODE_INJECT);
-	struct ebid_opts o = opts_of(&inj);
-	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
 	struct ebid_elf elf;
 	struct ebid_plan plan;
 	struct buf out = {0};
@@ -2477,19 +2478,8 @@ static void new_load_tampered(const char *name, const struct buf *in)
 	char err[EBID_ERRLEN];
 	size_t k, i;
 
-	if (ebid_elf_read(&elf, &src, err, sizeof(err))) {
-		ok(0, "%s: tampered outputs: input read", name);
+	if (!tamper_base(name, in, EBID_ACT_NEW_LOAD, "new-load", &elf, &plan, &out, id))
 		return;
-	}
-	if (!ok(ebid_plan_make(&plan, &elf, &o, err, sizeof(err)) == 0 &&
-		    (plan.actions & EBID_ACT_NEW_LOAD) &&
-		    ebid_apply_mem(&src, &plan, &out.p, &out.len, id, err,
-				   sizeof(err)) == 0,
-		"%s: a new-load output to tamper with", name)) {
-		diag("%s", err);
-		ebid_elf_release(&elf);
-		return;
-	}
 	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
 		struct buf t = buf_dup(&out);
 		bool done;
