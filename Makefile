@@ -68,18 +68,14 @@ else
 Q := @
 endif
 
-# The planner is a folder of its own (src/plan/: core, strategies,
-# emission, checks; docs/hacking.md).
-PLAN_SRCS := src/plan/core.c src/plan/tables.c src/plan/refs.c \
-	src/plan/existing.c src/plan/repair.c src/plan/adjacent.c \
-	src/plan/own_pt.c src/plan/move_note.c src/plan/move_head.c \
-	src/plan/new_load.c \
-	src/plan/emit.c src/plan/check.c src/plan/make.c
-LIB_SRCS := src/notes.c src/elfread.c src/layout.c $(PLAN_SRCS) src/hash.c src/id.c src/apply.c \
-	src/commit.c src/perf.c src/job.c src/selfcheck.c src/util.c src/walk.c \
-	src/inplace.c src/mapped.c src/at.c src/view.c src/profile.c src/relocs.c
-CLI_SRCS := src/main.c src/run.c src/report.c src/cmd_job.c src/cmd_verify.c \
-	src/cmd_link.c src/cmd_audit.c
+# The library, one folder per layer (docs/hacking.md, "Layers"): elf/
+# reads ELF, plan/ places the note, id/ hashes, fs/ reaches and replaces
+# files, job/ runs a whole-file job, profile/ talks to perf and reads
+# profiles; util.c and internal.h are what they all share. cli/ is the
+# command and is not part of the library.
+LIB_DIRS := elf plan id fs job profile
+LIB_SRCS := src/util.c $(sort $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)))
+CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -89,9 +85,10 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
 all: $(BUILD)/elf-buildid
 
-# src/%.c covers the subfolders too (src/plan/core.c: $(BUILD)/obj/plan/core.o).
-$(BUILD)/obj/%.o: src/%.c include/elf-buildid.h src/internal.h src/layout.h src/commit.h src/cli.h \
-		src/plan/planner.h src/relocs.h
+# src/%.c covers the folders (src/plan/core.c: $(BUILD)/obj/plan/core.o).
+HEADERS := $(wildcard include/*.h include/*/*.h src/*.h src/*/*.h)
+
+$(BUILD)/obj/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -167,7 +164,7 @@ uninstall:
 -include mk/*.mk
 
 format:
-	clang-format -i src/*.c src/*.h src/plan/*.c src/plan/*.h include/*.h tests/unit/*.c
+	clang-format -i $(wildcard src/*.[ch] src/*/*.[ch] include/*.h include/*/*.h) tests/unit/*.c
 
 clean:
 	rm -rf build

@@ -74,7 +74,7 @@ struct ebid_symref {
 };
 #define EBID_NOTE_SYMS_MAX 64
 
-/* A relocation near the first page (src/relocs.h). */
+/* A relocation near the first page (src/elf/relocs.h). */
 struct ebid_relref;
 
 /* An entry of the dynamic table (PT_DYNAMIC). */
@@ -160,7 +160,7 @@ struct ebid_elf {
 	bool dyn_bad;
 	/*
 	 * Relocations applied in, or pointing into, the first page's
-	 * addresses (src/relocs.c, read with note_syms): what a moved
+	 * addresses (src/elf/relocs.c, read with note_syms): what a moved
 	 * section must not leave behind. relocs_over: they could not all be
 	 * read, or there were more than EBID_RELOCS_MAX: nothing may move.
 	 */

@@ -22,9 +22,9 @@ FUZZ_DIR     := build/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_inject
 FUZZ_PPROF_BIN := $(FUZZ_DIR)/fuzz_pprof
 FUZZ_HARNESSES ?= fuzz_inject fuzz_pprof
-# The library's sources, compiled directly by clang (no src/main.c, no
+# The library's sources, compiled directly by clang (no src/cli/main.c, no
 # command-line files): LIB_SRCS from the Makefile when it has one.
-FUZZ_SRCS    := $(if $(LIB_SRCS),$(LIB_SRCS),$(filter-out src/main.c,$(wildcard src/*.c src/plan/*.c)))
+FUZZ_SRCS    := $(LIB_SRCS)
 FUZZ_CFLAGS  := -g -O1 -std=c17 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-Iinclude -Isrc $(PKG_CFLAGS) -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -37,8 +37,7 @@ FAULTSHIM    := build/robust/faultshim.so
 robust-deps:
 	$(Q)scripts/install-robust-deps.sh
 
-$(FUZZ_BIN): tests/fuzz/fuzz_inject.c $(FUZZ_SRCS) include/elf-buildid.h \
-		$(wildcard src/*.h src/plan/*.h)
+$(FUZZ_BIN): tests/fuzz/fuzz_inject.c $(FUZZ_SRCS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_inject.c \
@@ -47,8 +46,7 @@ $(FUZZ_BIN): tests/fuzz/fuzz_inject.c $(FUZZ_SRCS) include/elf-buildid.h \
 # The profile reader's harness: where the library would start perf (the
 # perf.data path of ebid_profile_read), the link sends the call to the
 # harness's __wrap_ebid_perf_hits, which starts nothing.
-$(FUZZ_PPROF_BIN): tests/fuzz/fuzz_pprof.c $(FUZZ_SRCS) include/elf-buildid.h \
-		$(wildcard src/*.h src/plan/*.h)
+$(FUZZ_PPROF_BIN): tests/fuzz/fuzz_pprof.c $(FUZZ_SRCS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wl,--wrap=ebid_perf_hits -o $@ \

@@ -19,7 +19,7 @@
 # provider modules), getaddrinfo and gethostbyname (OpenSSL's BIO sockets).
 # None is reached: elf-buildid only digests (SHA-1, SHA-256, MD5) with the
 # default provider built into libcrypto.a, opens no socket, and, built with
-# EBID_STATIC, reads no OpenSSL configuration (src/hash.c), so that no
+# EBID_STATIC, reads no OpenSSL configuration (src/id/hash.c), so that no
 # openssl.cnf or OPENSSL_CONF of the machine it runs on can make it dlopen
 # a provider module. tests/t0920-static.sh checks that our own objects call
 # none of these functions, and runs the binary in an empty chroot.

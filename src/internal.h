@@ -123,7 +123,7 @@ int ebid_compute_id(const struct ebid_src *src, const struct ebid_plan *plan,
 		    unsigned char id[EBID_MAX_ID], char *err, size_t errlen);
 
 /*
- * A read-only window of a file, mapped and populated (src/mapped.c). Access
+ * A read-only window of a file, mapped and populated (src/fs/mapped.c). Access
  * to it goes through ebid_window_guard(): fn's result, or -EBID_EBUS when
  * the window could not be read (the file shrank, or an I/O error).
  */

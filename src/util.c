@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "layout.h"
+#include "elf/layout.h"
 
 int ebid_err(char *err, size_t errlen, int code, const char *fmt, ...)
 {

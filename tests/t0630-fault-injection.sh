@@ -106,7 +106,7 @@ else
 	t_skip "move-head: the fault runs" "$movehead not built (make matrix)"
 fi
 
-# The hash reads the input through mapped windows (src/mapped.c). Another
+# The hash reads the input through mapped windows (src/fs/mapped.c). Another
 # process truncating the file under a window makes the next touch of it
 # raise SIGBUS: each reader must say that the file shrank and exit with its
 # error status (verify: ERROR, exit 2), not die of the signal. "mmap:N:shrink" maps the Nth window,

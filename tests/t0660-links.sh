@@ -89,7 +89,7 @@ expect_eq "l1 text" "$(readlink "$d/bin/l1")" ../store/prog
 t_end
 
 t_begin "a journal an interrupted --in-place run left: -o refuses, a plain inject undoes it first"
-# A journal as ebid_inplace_write() writes it (src/inplace.c): the original
+# A journal as ebid_inplace_write() writes it (src/fs/inplace.c): the original
 # bytes of a range the run had already overwritten.
 d=$SCRATCH/journal
 mkdir -p "$d" && cp "$FIXTURES/nobuildid" "$d/k"

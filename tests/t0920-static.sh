@@ -201,7 +201,7 @@ if [ -z "$root_why" ]; then
 fi
 t_end
 
-# The static binary reads no OpenSSL configuration (src/hash.c): one that
+# The static binary reads no OpenSSL configuration (src/id/hash.c): one that
 # activates a provider module would make it dlopen the module and the
 # host's libcrypto.so and libc.so. This one names a provider that does not
 # exist; OpenSSL then refuses every digest to a program that reads it.

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "internal.h"
-#include "layout.h"
+#include "elf/layout.h"
 
 /* States of a first-page byte in the planner's map. */
 enum {

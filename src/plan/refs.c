@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
-#include "relocs.h"
+#include "elf/relocs.h"
 
 /* The symbol record whose st_value field is at output offset off, or NULL. */
 const struct ebid_symref *refs_sym_at(const struct planner *p, uint64_t off)

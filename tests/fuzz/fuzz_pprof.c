@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness over the profile readers of src/profile.c: the pprof
+ * libFuzzer harness over the profile readers of src/profile/profile.c: the pprof
  * reader on bytes (ebid_pprof_parse), and the perf.data header check that
  * ebid_profile_read makes before it runs perf. Any broken promise is a
  * finding: the harness prints what broke and calls abort().

@@ -11,7 +11,7 @@
 #include <elf.h>
 
 #include "internal.h"
-#include "layout.h"
+#include "elf/layout.h"
 
 static int n, failed;
 
@@ -249,7 +249,7 @@ static void test_elf_head(void)
 }
 
 /*
- * src/layout.c: the movable-section rule the reader and the planner
+ * src/elf/layout.c: the movable-section rule the reader and the planner
  * share, the first PT_LOAD, the run after the program headers.
  */
 static void test_layout(void)

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 #define DEBUGINFOD_TIMEOUT_MS 60000L
 #define ALIGN4(n) (((size_t)(n) + 3) & ~(size_t)3)

@@ -3,7 +3,7 @@
 #include <elf.h>
 #include <string.h>
 
-#include "layout.h"
+#include "elf/layout.h"
 
 size_t ebid_ehsize(unsigned char elfclass)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static enum outcome outcome_of(const struct ebid_plan *plan)
 {

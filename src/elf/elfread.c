@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "layout.h"
-#include "relocs.h"
+#include "elf/layout.h"
+#include "elf/relocs.h"
 
 /* Notes and name tables larger than this are refused, not read. */
 #define EBID_TABLE_MAX (16u << 20)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* Reads the layout of path under its shared lock. */
 static int show_open(const struct cli *cli, struct ebid_elf *elf,

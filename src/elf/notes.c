@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "layout.h"
+#include "elf/layout.h"
 
 int ebid_notes_walk(const unsigned char *buf, size_t len, unsigned char data,
 		    unsigned align, ebid_note_fn fn, void *arg)

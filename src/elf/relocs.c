@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout.h"
-#include "relocs.h"
+#include "elf/layout.h"
+#include "elf/relocs.h"
 
 /*
  * Everything here reads untrusted bytes through struct ebid_src, never

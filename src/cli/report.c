@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
 static size_t utf8_len(const unsigned char *s)

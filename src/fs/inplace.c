@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commit.h"
+#include "fs/commit.h"
 
 /*
  * The journal ".NAME.ebid-journal" beside the file holds the original

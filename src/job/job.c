@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commit.h"
+#include "fs/commit.h"
 
 void ebid_job_release(struct ebid_job *job)
 {

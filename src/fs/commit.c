@@ -13,7 +13,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "commit.h"
+#include "fs/commit.h"
 
 void ebid_commit_init(struct ebid_commit *c)
 {

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "internal.h"
 
 /* mkdir -p of a directory the user named; returns 0 or -errno. */

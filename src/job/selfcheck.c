@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "layout.h"
-#include "relocs.h"
+#include "elf/layout.h"
+#include "elf/relocs.h"
 
 /*
  * Every property below is one function: 0, or the refusal in err. To check
