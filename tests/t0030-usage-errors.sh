@@ -47,5 +47,8 @@ usage_case "--hash on verify without --content-hash" verify --hash=sha256 "$f"
 usage_case "--force on verify" verify --force "$f"
 usage_case "--id on link" link --id=0x1234 --debug-dir="$SCRATCH/dbg" "$f"
 usage_case "--content-hash on inject" inject --content-hash "$f"
+# getopt would take --perf as the abbreviation of audit's --perf-cache.
+usage_case "--perf on audit" audit --perf=off "$f"
+usage_case "help for an unknown command" help frobnicate
 
 t_done

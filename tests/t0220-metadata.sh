@@ -28,10 +28,10 @@ expect_eq "inode mtime size" "$(file_state "$f")" "$state"
 expect_same_file "hard link" "$SCRATCH/link/hard" "$FIXTURES/plain"
 expect_eq "link count" "$(stat -c %h "$f")" 2
 # An option the message suggests must be one the tool knows.
-help=$("$EBID" --help 2>&1)
+help=$("$EBID" inject --help 2>&1)
 for o in $(grep -oE -- '--[a-z][a-z-]*' "$SCRATCH/.err" | sort -u); do
 	printf '%s\n' "$help" | grep_q -e "$o" ||
-		t_fail "the error suggests $o, which --help does not list: $err"
+		t_fail "the error suggests $o, which inject --help does not list: $err"
 done
 t_end
 

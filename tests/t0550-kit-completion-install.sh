@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# scripts/elf-buildid.bash-completion (issue 5): completes commands, the
-# options of each command and their values; every option it offers is one
-# the tool accepts, and every long option in `elf-buildid --help` is offered.
+# scripts/elf-buildid.bash-completion (issue 5) loads and registers itself
+# (what it offers is held to the option table by t0025-options-table).
 # `make install` installs the binary, the man page, this completion file and
 # the kit under share/elf-buildid;
 # `make uninstall` removes them (run into a DESTDIR, the binary not rebuilt).
@@ -13,92 +12,9 @@ kit_prelude
 
 COMP=$TOP/scripts/elf-buildid.bash-completion
 
-# complete WORDS...: what the completion offers for the last word.
-complete_words() {
-	bash --norc --noprofile -c '
-		source "$0" || exit 1
-		COMP_WORDS=("$@")
-		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-		_elf_buildid
-		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' "$COMP" "$@"
-}
-
 t_begin "the file loads and registers a completion for elf-buildid"
 got=$(bash --norc --noprofile -c 'source "$0" && complete -p elf-buildid' "$COMP" 2>&1)
 expect_eq "complete -p" "$got" "complete -F _elf_buildid elf-buildid"
-t_end
-
-t_begin "commands, and option values (--hash, --perf)"
-expect_eq "commands" "$(complete_words elf-buildid '')" \
-	"--help --version -V -h audit backfill inject link reserve show verify "
-expect_eq "ver" "$(complete_words elf-buildid ver)" "verify "
-expect_eq "verify --perf=" "$(complete_words elf-buildid verify --perf=)" "auto off require "
-expect_eq "inject --hash" "$(complete_words elf-buildid inject --hash '')" "md5 sha1 sha1-tree sha256 "
-expect_match "verify --j" "$(complete_words elf-buildid verify --j)" '--jobs= .*--json .*--junit='
-expect_match "link --" "$(complete_words elf-buildid link --)" '--debug-dir= .*--perf-cache'
-t_end
-
-# accepts CMD OPTION...: the tool's parser takes OPTION for CMD: the run
-# gets as far as the file (which does not exist: exit 2, "cannot open"),
-# where a refused option is a usage error (exit 64). link needs a place,
-# so it gets --debug-dir too unless OPTION is one.
-accepts() {
-	local cmd=$1 place=()
-	shift
-	case "$cmd:$1" in
-	link:--debug-dir* | link:--perf-cache*) ;;
-	link:*) place=("--debug-dir=$SCRATCH/dd") ;;
-	esac
-	run "$EBID" "$cmd" "$@" ${place[@]+"${place[@]}"} "$SCRATCH/no-such-file"
-	expect_eq "$cmd $*: exit status (64: the option was refused: $err)" "$rc" 2
-	expect_match "$cmd $*: stderr" "$err" "'$SCRATCH/no-such-file': $cmd: cannot open"
-}
-
-# A value for each option that takes one (printf: echo would eat -n).
-opt_value() {
-	case "$1" in
-	--hash=) printf '%s\n' --hash=sha1 ;;
-	--id=) printf '%s\n' --id=0x0102 ;;
-	--perf=) printf '%s\n' --perf=off ;;
-	--exclude=) printf '%s\n' --exclude=x ;;
-	--jobs=) printf '%s\n' --jobs=1 ;;
-	--lock-timeout=) printf '%s\n' --lock-timeout=1 ;;
-	--manifest=) printf '%s\n' "--manifest=$SCRATCH/m.json" ;;
-	--junit=) printf '%s\n' "--junit=$SCRATCH/j.xml" ;;
-	--allow-missing=) printf '%s\n' --allow-missing=x ;;
-	--output=) printf '%s\n' "--output=$SCRATCH/o" ;;
-	--debug-dir=) printf '%s\n' "--debug-dir=$SCRATCH/dd" ;;
-	--perf-cache=) printf '%s\n' "--perf-cache=$SCRATCH/pc" ;;
-	--debug-file=) printf '%s\n' "--debug-file=$SCRATCH/df" ;;
-	*) printf '%s\n' "$1" ;;
-	esac
-}
-
-t_begin "every option the completion offers is accepted by the tool, for its command"
-for cmd in inject reserve backfill show verify link audit; do
-	for o in $(complete_words elf-buildid "$cmd" -); do
-		case "$o" in
-		-h | --help) continue ;;
-		-o) accepts "$cmd" -o "$SCRATCH/o" ;;
-		-j) accepts "$cmd" -j 1 ;;
-		*=) case "$(opt_value "$o")" in
-			"$o") t_fail "$cmd $o: the test has no value for this option" ;;
-			*) accepts "$cmd" "$(opt_value "$o")" ;;
-			esac ;;
-		*) accepts "$cmd" "$o" ;;
-		esac
-	done
-done
-t_end
-
-t_begin "every long option in --help is offered by the completion"
-helpopts=$("$EBID" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
-all=$(for cmd in inject reserve backfill show verify link audit; do complete_words elf-buildid "$cmd" --; done |
-	tr ' ' '\n' | sed 's/=$//' | sort -u)
-for o in $helpopts; do
-	case "$o" in --version) continue ;; esac
-	expect_true "--help lists $o, the completion does not offer it" grep -qx -- "$o" <<<"$all"
-done
 t_end
 
 t_begin "make install DESTDIR=...: binary, man page, bash completion and the kit in share/elf-buildid; make uninstall removes them"

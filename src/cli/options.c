@@ -321,18 +321,39 @@ static int apply(struct cli *cli, const struct opt_row *r, const char *arg)
 	return EXIT_OK;
 }
 
+/*
+ * The long option word getopt took as the abbreviation of option li, when
+ * it is the full name of another command's option (audit --perf=off is
+ * not --perf-cache=off): NULL when it is not.
+ */
+static const char *other_commands_option(char **argv, const struct option *o)
+{
+	const char *w = argv[optind - 1];
+
+	if (o->has_arg && optarg == w)
+		w = argv[optind - 2]; /* "--name VALUE" */
+	if (strcspn(w, "=") == strlen(o->name) + 2 || !known_option(w))
+		return NULL;
+	return w;
+}
+
 int options_parse(struct cli *cli, const struct command *cmd, int argc,
 		  char **argv)
 {
 	struct optable t;
-	int c, ret;
+	const char *w;
+	int c, li, ret;
 
 	optable_make(&t, cmd);
 	optind = 2;
 	opterr = 0; /* our own messages, in our own form */
-	while ((c = getopt_long(argc, argv, t.shorts, t.longs, NULL)) != -1) {
+	while ((li = -1, c = getopt_long(argc, argv, t.shorts, t.longs, &li)) != -1) {
 		if (c == '?' || c == ':')
 			return refused(cmd, argv, c);
+		w = li >= 0 ? other_commands_option(argv, &t.longs[li]) : NULL;
+		if (w)
+			return usage_error("option '%.*s' does not apply to '%s'",
+					   (int)strcspn(w, "="), w, cmd->name);
 		ret = apply(cli, row_of_val(c), optarg);
 		if (ret)
 			return ret;
