@@ -38,6 +38,7 @@ expect_match "--list-options=nosuch" "$err" "unknown command 'nosuch'"
 t_end
 
 t_begin "the man page lists under each command exactly the table's options"
+# shellcheck disable=SC2086 # one argument per command
 run python3 "$TOP/tests/man-options.py" "$MAN" $commands
 expect_eq "man-options.py exit ($err)" "$rc" 0
 same_set "man page OPTIONS" "$out" "$(cut -f1-3 <<<"$table" | sort)"
@@ -114,8 +115,8 @@ accepted() {
 	esac
 	case "$meta" in
 	-) ;;
-	ALG) opt+==sha1 ;; 0xHEX) opt+==0x0102 ;; MODE) opt+==off ;;
-	N | SECONDS) opt+==1 ;; GLOB) opt+==x ;; DIR) opt+="=$SCRATCH/dir" ;;
+	ALG) opt+="=sha1" ;; 0xHEX) opt+="=0x0102" ;; MODE) opt+="=off" ;;
+	N | SECONDS) opt+="=1" ;; GLOB) opt+="=x" ;; DIR) opt+="=$SCRATCH/dir" ;;
 	OUT | FILE | F) opt+="=$SCRATCH/out" ;;
 	*) got="the test has no value for $meta"; return ;;
 	esac
