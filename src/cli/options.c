@@ -291,6 +291,13 @@ static const struct opt_row *known_option(const char *word)
 	return NULL;
 }
 
+/* The refusal of word (up to any "="), an option of another command. */
+static int not_for(const struct command *cmd, const char *word)
+{
+	return usage_error("option '%.*s' does not apply to '%s'",
+			   (int)strcspn(word, "="), word, cmd->name);
+}
+
 /* Why getopt refused the option at argv[optind - 1]. */
 static int refused(const struct command *cmd, char **argv, int c)
 {
@@ -303,8 +310,7 @@ static int refused(const struct command *cmd, char **argv, int c)
 		return usage_error("option '%s' needs an argument", word);
 	if (!known_option(word))
 		return usage_error("unknown option '%s'", word);
-	return usage_error("option '%.*s' does not apply to '%s'",
-			   (int)strcspn(word, "="), word, cmd->name);
+	return not_for(cmd, word);
 }
 
 /* One option's value into cli, by its setter or at its field. */
@@ -322,9 +328,9 @@ static int apply(struct cli *cli, const struct opt_row *r, const char *arg)
 }
 
 /*
- * The long option word getopt took as the abbreviation of option li, when
+ * The word getopt just took as an abbreviation of the long option o, when
  * it is the full name of another command's option (audit --perf=off is
- * not --perf-cache=off): NULL when it is not.
+ * not --perf-cache=off); NULL when it is not.
  */
 static const char *other_commands_option(char **argv, const struct option *o)
 {
@@ -352,8 +358,7 @@ int options_parse(struct cli *cli, const struct command *cmd, int argc,
 			return refused(cmd, argv, c);
 		w = li >= 0 ? other_commands_option(argv, &t.longs[li]) : NULL;
 		if (w)
-			return usage_error("option '%.*s' does not apply to '%s'",
-					   (int)strcspn(w, "="), w, cmd->name);
+			return not_for(cmd, w);
 		ret = apply(cli, row_of_val(c), optarg);
 		if (ret)
 			return ret;
