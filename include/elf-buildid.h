@@ -691,6 +691,89 @@ int ebid_walk_entry_at(const struct ebid_walk_entry *e, struct ebid_at *at,
 void ebid_walk_release(struct ebid_walk *w);
 
 /*
+ * Files named by their build-id. perf's build-id cache and the debug
+ * directories (gdb, /usr/lib/debug) share the layout DIR/.build-id/ab/cdef...
+ * where "ab" is the id's first byte in hex and "cdef..." the rest: in a
+ * debug directory the separate debug file (or the binary itself) has the
+ * suffix EBID_DEBUG_SUFFIX and the binary none; in perf's cache the name is
+ * a symlink to a directory holding "elf" and "debug".
+ */
+#define EBID_DEBUG_SUFFIX ".debug"
+#define EBID_PATH_MAX 4096
+
+/*
+ * Writes DIR/.build-id/ab/cdef...SUFFIX into buf (dir NULL: the path
+ * relative to such a directory; suffix NULL: none). 0, -EINVAL when hex
+ * is not 2 to 2 * EBID_MAX_ID hex digits, -ENAMETOOLONG when it does not
+ * fit.
+ */
+int ebid_build_id_path(char *buf, size_t len, const char *dir,
+		       const char *hex, const char *suffix);
+
+/*
+ * The GNU build-id that readers by section (perf) take from the file at
+ * path, following symlinks as perf does: 0 with the lower-case hex in hex
+ * ("" when the file is ELF without one they can read), or a negative code
+ * when it is not a readable ELF file.
+ */
+int ebid_file_id(const char *path, char *hex, size_t hexlen, char *err,
+		 size_t errlen);
+
+/* Where a file with a given id may be, in the order they are looked in. */
+struct ebid_places {
+	const char *perf_caches[2];     /* perf's build-id caches, or NULL */
+	const char *debug_dirs[2];      /* debug directories, or NULL */
+	bool debuginfod;                /* ask debuginfod-find last */
+	char *const *debuginfod_env;    /* its whole environment */
+	long debuginfod_timeout_ms;
+};
+
+enum ebid_found_in {
+	EBID_FOUND_NONE = 0,
+	EBID_FOUND_PERF_CACHE,
+	EBID_FOUND_DEBUG_DIR,
+	EBID_FOUND_DEBUGINFOD,
+};
+
+struct ebid_found {
+	enum ebid_found_in in;
+	const char *dir;                /* the cache or debug dir (places') */
+	char path[EBID_PATH_MAX];       /* the file that has the id */
+	/* Why debuginfod gave nothing with the id, or "" when not asked. */
+	char debuginfod_why[EBID_ERRLEN];
+};
+
+/*
+ * Looks for a file whose GNU build-id (as perf reads it) is hex: in each
+ * of perf's caches (.build-id/ab/cdef... then its /elf and /debug), each
+ * debug directory (.build-id/ab/cdef....debug, then without the suffix),
+ * then debuginfod (executable, then debuginfo). 0 with *found filled;
+ * -ENOENT when none has it (found->debuginfod_why may say more); -EINVAL
+ * when hex is not an id.
+ */
+int ebid_find_by_id(const struct ebid_places *pl, const char *hex,
+		    struct ebid_found *found, char *err, size_t errlen);
+
+/*
+ * Where google/pprof looks for a mapping's binary by id in each directory
+ * of the colon-separated pprof_path (internal/driver/fetch.go,
+ * locateBinaries): DIR/ID/BASENAME, DIR/PATH/ID, DIR/ab/cdef....debug,
+ * any file in DIR/ID. recorded is the mapping's path. 0 with the file's
+ * path in found, -ENOENT, or -EINVAL when hex is not an id.
+ */
+int ebid_find_in_pprof_path(const char *pprof_path, const char *recorded,
+			    const char *hex, char *found, size_t foundlen,
+			    char *err, size_t errlen);
+
+/*
+ * The GNU build-id of the running kernel (/sys/kernel/notes) and of this
+ * process's vDSO (the kernel maps the same image into every process of an
+ * ABI): 0 with the hex in hex, or a negative code (-ENOENT: none).
+ */
+int ebid_kernel_running_id(char *hex, size_t hexlen, char *err, size_t errlen);
+int ebid_vdso_build_id(char *hex, size_t hexlen, char *err, size_t errlen);
+
+/*
  * The library reads large inputs through mappings only when the program
  * has installed this as its SIGBUS handler (sigaction with SA_SIGINFO):
  * it turns a fault inside a window being read (the file shrank, an I/O

@@ -55,6 +55,9 @@ size_t ebid_note_section(const struct ebid_elf *elf);
  */
 bool ebid_is_own_file(const char *name);
 
+/* Whether hex is a build-id in hex: 2 to 2 * EBID_MAX_ID hex digits. */
+bool ebid_is_hex_id(const char *hex);
+
 /* Fills err with a formatted message and returns code (negative). */
 int ebid_err(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
