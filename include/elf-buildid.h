@@ -711,6 +711,51 @@ int ebid_build_id_path(char *buf, size_t len, const char *dir,
 		       const char *hex, const char *suffix);
 
 /*
+ * Placing a file by its id, so that perf, gdb or debuginfod find it.
+ * EBID_ID_DEBUG_DIR: a copy at DIR/.build-id/ab/cdef....debug; when it is
+ * the binary's separate debug file (debug_file), DIR/.build-id/ab/cdef...
+ * also becomes a symlink to the binary at bin_path. EBID_ID_PERF_CACHE:
+ * perf's layout, copies at DIR/<bin_path>/<id>/debug and .../elf (an elf
+ * perf record put there is kept) and the symlink DIR/.build-id/ab/cdef...
+ * to ../../<bin_path>/<id>.
+ */
+enum ebid_id_dir {
+	EBID_ID_DEBUG_DIR = 1,
+	EBID_ID_PERF_CACHE,
+};
+
+struct ebid_placing {
+	enum ebid_id_dir kind;
+	int dirfd;              /* DIR, held open (see ebid_dir_open_made) */
+	const char *dir;        /* its name, for messages and *dest */
+	const char *hex;        /* the id, in hex */
+	const char *bin_path;   /* the binary's absolute path: perf's cache,
+				 * and the debug directory's symlink */
+	bool debug_file;        /* EBID_ID_DEBUG_DIR: the bytes placed are
+				 * bin_path's separate debug file */
+};
+
+/*
+ * Places the bytes readable through in_fd (read with pread, or a reflink:
+ * never a hard link, so in_fd may be on another file system, such as
+ * /proc/PID/map_files/START-END) as p says. Everything below DIR is
+ * reached from p->dirfd with mkdirat and O_NOFOLLOW: no symlink is
+ * followed and nothing is written outside DIR. A file is written to a
+ * temporary name, fsync'd and linked in, never over another: the same
+ * bytes already there are fine, anything else (or a symlink) is refused
+ * as a collision. *dest receives DIR/... of the file placed (malloc'd,
+ * owned by the caller; NULL on failure).
+ */
+int ebid_place_by_id(int in_fd, const struct ebid_placing *p, char **dest,
+		     char *err, size_t errlen);
+
+/*
+ * mkdir -p of a directory the user named (its path followed as given),
+ * then opens it: *fd is owned by the caller.
+ */
+int ebid_dir_open_made(const char *dir, int *fd, char *err, size_t errlen);
+
+/*
  * The GNU build-id that readers by section (perf) take from the file at
  * path, following symlinks as perf does: 0 with the lower-case hex in hex
  * ("" when the file is ELF without one they can read), or a negative code
