@@ -187,7 +187,7 @@ static int open_bin(struct linking *k, const struct ebid_walk_entry *e,
 		    struct result *r)
 {
 	const struct cli *cli = k->cli;
-	const char *why;
+	char why[EBID_ERRLEN];
 	int ret;
 
 	ret = ebid_walk_entry_at(e, &k->bin, k->err, sizeof(k->err));
@@ -205,7 +205,7 @@ static int open_bin(struct linking *k, const struct ebid_walk_entry *e,
 	}
 	if (ret)
 		return -1;
-	if (!ebid_elf_is_program(&k->elf, &why)) {
+	if (ebid_elf_check_program(&k->elf, why, sizeof(why))) {
 		snprintf(cli->recursive ? r->msg : k->err,
 			 cli->recursive ? sizeof(r->msg) : sizeof(k->err), "%s",
 			 why);
