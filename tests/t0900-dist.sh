@@ -143,7 +143,8 @@ t_begin "from the tarball: make install DESTDIR=... PREFIX=/usr, the installed b
 dest=$SCRATCH/root
 expect_exit 0 make -C "$src" --no-print-directory install DESTDIR="$dest" PREFIX=/usr
 for f in usr/bin/elf-buildid usr/share/man/man1/elf-buildid.1 \
-	usr/share/bash-completion/completions/elf-buildid \
+	usr/share/bash-completion/completions/elf-buildid usr/share/doc/elf-buildid/LICENSE \
+	usr/lib/rpm/macros.d/macros.elf-buildid \
 	usr/share/elf-buildid/elf-buildid.mk usr/share/elf-buildid/go-build-buildid \
 	usr/share/elf-buildid/package-hook.sh usr/share/elf-buildid/omnibus/elf_buildid.rb \
 	usr/share/elf-buildid/omnibus/software/elf-buildid.rb; do
@@ -151,6 +152,8 @@ for f in usr/bin/elf-buildid usr/share/man/man1/elf-buildid.1 \
 done
 expect_exit 0 "$dest/usr/bin/elf-buildid" --version
 expect_eq "installed --version" "$out" "elf-buildid $V"
+expect_match "installed man page's .TH names $V" \
+	"$(grep '^\.TH ' "$dest/usr/share/man/man1/elf-buildid.1")" " \"elf-buildid $(re_quote "$V")\" "
 t_end
 
 t_begin "extracted inside another git checkout, the version is still the tarball's"
