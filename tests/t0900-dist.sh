@@ -42,7 +42,8 @@ expect_same_file "tarball from a and from b" "$A" "$B"
 expect_same_file "sha256 line from a and from b" "$A.sha256" "$B.sha256"
 expect_eq "sha256 line" "$(cat "$A.sha256")" "$(sha256sum "$A" | cut -d' ' -f1)  $name.tar.gz"
 (cd "$SCRATCH/a/build" && sha256sum -c --quiet "$name.tar.gz.sha256") >"$SCRATCH/.c" 2>&1
-expect_eq "sha256sum -c: $(cat "$SCRATCH/.c")" "$?" 0
+st=$?
+expect_eq "sha256sum -c: $(cat "$SCRATCH/.c")" "$st" 0
 t_end
 
 t_begin "a second make dist in the same clone writes the same bytes"
@@ -132,10 +133,12 @@ t_end
 t_begin "from the tarball: make unit and tests/run.sh of the unit tests, t0020 against its binary"
 expect_exit 0 make -C "$src" --no-print-directory -j2 unit
 (cd "$src" && tests/run.sh -j 2 build/unit/*) >"$SCRATCH/.units" 2>&1
-expect_eq "tests/run.sh units: $(tail -n 5 "$SCRATCH/.units")" "$?" 0
+st=$?
+expect_eq "tests/run.sh units: $(tail -n 5 "$SCRATCH/.units")" "$st" 0
 expect_match "units summary" "$(tail -n 1 "$SCRATCH/.units")" '^[1-9][0-9]* passed, 0 failed(, [0-9]+ skipped)?$'
 (cd "$src" && bash tests/t0020-help-version.sh) >"$SCRATCH/.t0020" 2>&1
-expect_eq "t0020 from the tarball: $(cat "$SCRATCH/.t0020")" "$?" 0
+st=$?
+expect_eq "t0020 from the tarball: $(cat "$SCRATCH/.t0020")" "$st" 0
 expect_eq "t0020 results" "$(grep -c '^ok ' "$SCRATCH/.t0020")" 4
 t_end
 

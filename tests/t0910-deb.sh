@@ -48,7 +48,8 @@ else
 	copy_source "$b"
 fi
 (cd "$b" && umask 077 && make --no-print-directory deb) >"$SCRATCH/.b" 2>&1
-expect_eq "make deb in b: $(tail -n 3 "$SCRATCH/.b")" "$?" 0
+st=$?
+expect_eq "make deb in b: $(tail -n 3 "$SCRATCH/.b")" "$st" 0
 expect_same_file "deb from a and from b" "$DEB" "$b/build/elf-buildid_${V}_$arch.deb"
 DHDEB=$SCRATCH/a/build/dh-elf-buildid_${V}_all.deb
 expect_same_file "dh-elf-buildid deb from a and from b" "$DHDEB" "$b/build/dh-elf-buildid_${V}_all.deb"
@@ -120,7 +121,8 @@ expect_match "binary's build-id (readelf)" "$(readelf_ids x/usr/bin/elf-buildid)
 n=$(readelf -SW x/usr/bin/elf-buildid | grep -c ' \.debug_')
 expect_eq "debug sections left in the packaged binary" "$n" 0
 (cd x && md5sum --quiet -c <(dpkg-deb -I "$DEB" md5sums)) >"$SCRATCH/.md5" 2>&1
-expect_eq "md5sums: $(cat "$SCRATCH/.md5")" "$?" 0
+st=$?
+expect_eq "md5sums: $(cat "$SCRATCH/.md5")" "$st" 0
 t_end
 
 t_begin "lintian: no tag at all (--pedantic, -I, -E)"
