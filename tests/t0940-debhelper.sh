@@ -12,7 +12,8 @@
 # stripped and still runs, gdb names its functions from the dbgsym alone,
 # debuginfod serves both files by that id, and a rebuild elsewhere with an
 # empty Go cache gives byte-identical .debs. Then dh_elf_buildid itself:
-# -X, DEB_BUILD_OPTIONS=noelfbuildid and a file it cannot handle.
+# its place in the sequence, -X, DEB_BUILD_OPTIONS=noelfbuildid and a file
+# it cannot handle.
 # Nothing is fetched: GOPROXY=off, the program has no dependencies.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/kit-lib.sh"
@@ -191,14 +192,31 @@ expect_eq "dbgsym sha256" "$(sha256sum <"$B/hello-ebid-dbgsym_1.0-1_${arch}.deb"
 t_end
 
 # dh_elf_buildid on its own, in a source tree whose package build
-# directory holds two copies of a Go program without an id.
+# directories hold three copies of a Go program without an id.
 D=$SCRATCH/direct
 make_source "$D"
 mkdir -p "$D/debian/hello-ebid/usr/bin" "$D/debian/hello-ebid/usr/lib/hello-ebid"
 cp "$FIXTURES/plain" "$D/debian/hello-ebid/usr/bin/keep"
 cp "$FIXTURES/plain" "$D/debian/hello-ebid/usr/lib/hello-ebid/skip-me"
-plain_state() { sha256sum "$D/debian/hello-ebid/usr/bin/keep" "$D/debian/hello-ebid/usr/lib/hello-ebid/skip-me" | cut -d' ' -f1 | tr '\n' ' '; }
+mkdir -p "$D/debian/tmp/usr/bin"
+cp "$FIXTURES/plain" "$D/debian/tmp/usr/bin/from-tmp"
+plain_state() {
+	sha256sum "$D/debian/hello-ebid/usr/bin/keep" "$D/debian/hello-ebid/usr/lib/hello-ebid/skip-me" \
+		"$D/debian/tmp/usr/bin/from-tmp" | cut -d' ' -f1 | tr '\n' ' '
+}
 before=$(plain_state)
+
+# dh_seq WITH: the neighbours of dh_elf_buildid in dh's binary sequence.
+dh_seq() {
+	(cd "$D" && PATH="$ADDON:$PATH" PERL5LIB=$ADDON dh binary --no-act --buildsystem=golang --with "$1") 2>&1 |
+		awk '{ print $1 }' | grep -B1 -A1 -x dh_elf_buildid | tr '\n' ' '
+}
+
+t_begin "the sequence: before dh_dwz when it runs, before dh_strip when --with golang removed dh_dwz (either order)"
+expect_eq "--with elf-buildid" "$(dh_seq elf-buildid)" "dh_missing dh_elf_buildid dh_dwz "
+expect_eq "--with golang,elf-buildid" "$(dh_seq golang,elf-buildid)" "dh_missing dh_elf_buildid dh_strip "
+expect_eq "--with elf-buildid,golang" "$(dh_seq elf-buildid,golang)" "dh_missing dh_elf_buildid dh_strip "
+t_end
 
 t_begin "DEB_BUILD_OPTIONS=noelfbuildid: nothing is touched"
 (cd "$D" && DEB_BUILD_OPTIONS='nocheck noelfbuildid' PATH="$ADDON:$PATH" PERL5LIB=$ADDON \
@@ -207,12 +225,13 @@ expect_eq "exit: $(cat "$SCRATCH/.nobid")" "$?" 0
 expect_eq "files" "$(plain_state)" "$before"
 t_end
 
-t_begin "-X item: the excluded file keeps its bytes, the other gets an id"
+t_begin "-X item: the excluded file keeps its bytes; the other, and the one in debian/tmp, get an id"
 (cd "$D" && PATH="$ADDON:$PATH" PERL5LIB=$ADDON ELF_BUILDID=$EBID \
 	dh_elf_buildid -Xlib/hello-ebid) >"$SCRATCH/.x" 2>&1
 expect_eq "exit: $(cat "$SCRATCH/.x")" "$?" 0
 expect_match "keep got an id" "$(readelf_ids "$D/debian/hello-ebid/usr/bin/keep")" '^[0-9a-f]{40}$'
 expect_same_file "skip-me untouched" "$D/debian/hello-ebid/usr/lib/hello-ebid/skip-me" "$FIXTURES/plain"
+expect_match "debian/tmp's program got an id" "$(readelf_ids "$D/debian/tmp/usr/bin/from-tmp")" '^[0-9a-f]{40}$'
 t_end
 
 t_begin "a program it cannot handle fails dh_elf_buildid with the tool's message"
