@@ -24,7 +24,9 @@ MACROS=$TOP/packaging/rpm/macros.elf-buildid
 
 # The spec: INJECT is the %install line that gives the ids (or nothing).
 # -compressdwarf=false: debugedit cannot rewrite Go's compressed DWARF
-# (Fedora's %gobuild passes the same).
+# (Fedora's %gobuild passes the same). -buildvcs=false: the build runs
+# inside this repository's work tree, whose commit and state Go would
+# stamp into the binary (a release tarball's build has none).
 write_spec() { # FILE INJECT
 	cat >"$1" <<EOF
 %global _missing_build_ids_terminate_build 1
@@ -46,7 +48,7 @@ A Go program with two named functions.
 cp %{SOURCE0} %{SOURCE1} .
 
 %build
-go build -trimpath -ldflags=-compressdwarf=false -o hello-ebid .
+go build -trimpath -buildvcs=false -ldflags=-compressdwarf=false -o hello-ebid .
 
 %install
 install -D -m 0755 hello-ebid %{buildroot}%{_bindir}/hello-ebid
