@@ -147,7 +147,12 @@ bench: deps
 MAN_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && git log -1 --format=%ct HEAD 2>/dev/null),$(shell stat -c %Y VERSION))
 MAN_DATE  := $(shell date -u -d @$(MAN_EPOCH) +%Y-%m-%d)
 
-$(BUILD)/elf-buildid.1: docs/elf-buildid.1 $(BUILD)/version.stamp
+# Rewritten only when the version or the date differs, as version.stamp.
+$(BUILD)/man.stamp: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)[ "$$(cat $@ 2>/dev/null)" = '$(VERSION) $(MAN_DATE)' ] || echo '$(VERSION) $(MAN_DATE)' >$@
+
+$(BUILD)/elf-buildid.1: docs/elf-buildid.1 $(BUILD)/man.stamp
 	@mkdir -p $(dir $@)
 	$(Q)sed '/^\.TH /s/^\(\.TH [^ ]* [^ ]*\) "[^"]*" "[^"]*"/\1 "$(MAN_DATE)" "elf-buildid $(VERSION)"/' $< >$@.tmp
 	$(Q)grep -q '^\.TH .* "$(MAN_DATE)" "elf-buildid $(VERSION)" ' $@.tmp || \
@@ -155,7 +160,7 @@ $(BUILD)/elf-buildid.1: docs/elf-buildid.1 $(BUILD)/version.stamp
 	$(Q)mv -f $@.tmp $@
 
 # dh_elf_buildid's page, from its POD (as debhelper's own tools do).
-$(BUILD)/dh_elf_buildid.1: packaging/debian/dh_elf_buildid $(BUILD)/version.stamp
+$(BUILD)/dh_elf_buildid.1: packaging/debian/dh_elf_buildid $(BUILD)/man.stamp
 	@mkdir -p $(dir $@)
 	$(Q)pod2man --utf8 --section=1 --center=Debhelper --name=DH_ELF_BUILDID \
 		--release="elf-buildid $(VERSION)" --date="$(MAN_DATE)" $< >$@.tmp && mv -f $@.tmp $@
