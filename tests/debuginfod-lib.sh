@@ -63,6 +63,9 @@ start_server() {
 	server_port='' server_pid=''
 	for try in 1 2 3 4 5; do
 		port=$(free_port) || return 1
+		# The log exists before the loop below reads it: the redirection
+		# of a background job happens in the child, maybe later.
+		: >"$SCRATCH/$name.log"
 		debuginfod -p "$port" "$@" >"$SCRATCH/$name.log" 2>&1 &
 		pid=$!
 		server_pids+=("$pid")
