@@ -6,6 +6,11 @@ BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DATADIR    ?= $(PREFIX)/share/elf-buildid
+DOCDIR     ?= $(PREFIX)/share/doc/elf-buildid
+# rpm reads /usr/lib/rpm/macros.d: PREFIX=/usr (a package) lands there.
+RPMMACRODIR ?= $(PREFIX)/lib/rpm/macros.d
+# Where debhelper's Perl modules live (Debian::Debhelper::Sequence::*).
+PERL5DIR   ?= $(PREFIX)/share/perl5
 DESTDIR    ?=
 PKG_CONFIG ?= pkg-config
 CC         ?= cc
@@ -81,9 +86,9 @@ CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
-.PHONY: FORCE all deps test unit check-tests demo install uninstall bench fuzz clean format
+.PHONY: FORCE all deps test unit check-tests demo install install-debhelper uninstall bench fuzz clean format
 
-all: $(BUILD)/elf-buildid
+all: $(BUILD)/elf-buildid $(BUILD)/elf-buildid.1
 
 # src/%.c covers the folders (src/plan/core.c: $(BUILD)/obj/plan/core.o).
 HEADERS := $(wildcard include/*.h include/*/*.h src/*.h src/*/*.h)
@@ -134,31 +139,77 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)EBID_BUILD=$(BUILD) scripts/bench
 
-# The binary, the man page, the bash completion, and under DATADIR the kit
+# The manual pages carry the version and a date: SOURCE_DATE_EPOCH's, else
+# the commit's in a git checkout of this directory, else VERSION's mtime
+# (a release tarball sets it to the commit time), so that the same source
+# gives the same page. docs/elf-buildid.1 stays readable as it is
+# (man -l); only its .TH line's date and version are replaced.
+MAN_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && git log -1 --format=%ct HEAD 2>/dev/null),$(shell stat -c %Y VERSION))
+MAN_DATE  := $(shell date -u -d @$(MAN_EPOCH) +%Y-%m-%d)
+
+# Rewritten only when the version or the date differs, as version.stamp.
+$(BUILD)/man.stamp: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)[ "$$(cat $@ 2>/dev/null)" = '$(VERSION) $(MAN_DATE)' ] || echo '$(VERSION) $(MAN_DATE)' >$@
+
+$(BUILD)/elf-buildid.1: docs/elf-buildid.1 $(BUILD)/man.stamp
+	@mkdir -p $(dir $@)
+	$(Q)sed '/^\.TH /s/^\(\.TH [^ ]* [^ ]*\) "[^"]*" "[^"]*"/\1 "$(MAN_DATE)" "elf-buildid $(VERSION)"/' $< >$@.tmp
+	$(Q)grep -q '^\.TH .* "$(MAN_DATE)" "elf-buildid $(VERSION)" ' $@.tmp || \
+		{ echo "$@: no .TH line with date and version in $<" >&2; rm -f $@.tmp; exit 1; }
+	$(Q)mv -f $@.tmp $@
+
+# dh_elf_buildid's page, from its POD (as debhelper's own tools do).
+$(BUILD)/dh_elf_buildid.1: packaging/debian/dh_elf_buildid $(BUILD)/man.stamp
+	@mkdir -p $(dir $@)
+	$(Q)pod2man --utf8 --section=1 --center=Debhelper --name=DH_ELF_BUILDID \
+		--release="elf-buildid $(VERSION)" --date="$(MAN_DATE)" $< >$@.tmp && mv -f $@.tmp $@
+
+# The binary, the man page, the bash completion, the LICENSE, the RPM
+# macros (docs/packaging.md, "RPM packages"), and under DATADIR the kit
 # for other builds: the Makefile snippet, the go build wrapper, the
 # package hook, the Omnibus hook and the Omnibus software definition
 # (the template; `make dist` fills it in: docs/packaging.md).
 SHARE_PROGS := scripts/go-build-buildid scripts/package-hook.sh
 
-install: $(BUILD)/elf-buildid
+install: $(BUILD)/elf-buildid $(BUILD)/elf-buildid.1
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(DATADIR)/omnibus/software
+		$(DESTDIR)$(DATADIR)/omnibus/software $(DESTDIR)$(DOCDIR) $(DESTDIR)$(RPMMACRODIR)
 	$(INSTALL) -m 0755 $(BUILD)/elf-buildid $(DESTDIR)$(BINDIR)/elf-buildid
-	$(INSTALL) -m 0644 docs/elf-buildid.1 $(DESTDIR)$(MANDIR)/man1/elf-buildid.1
+	$(INSTALL) -m 0644 $(BUILD)/elf-buildid.1 $(DESTDIR)$(MANDIR)/man1/elf-buildid.1
 	$(INSTALL) -m 0644 scripts/elf-buildid.bash-completion $(DESTDIR)$(BASHCOMPDIR)/elf-buildid
+	$(INSTALL) -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
+	$(INSTALL) -m 0644 packaging/rpm/macros.elf-buildid $(DESTDIR)$(RPMMACRODIR)/macros.elf-buildid
 	$(INSTALL) -m 0644 scripts/elf-buildid.mk $(DESTDIR)$(DATADIR)/elf-buildid.mk
 	$(INSTALL) -m 0755 $(SHARE_PROGS) $(DESTDIR)$(DATADIR)/
 	$(INSTALL) -m 0644 scripts/omnibus/elf_buildid.rb $(DESTDIR)$(DATADIR)/omnibus/elf_buildid.rb
 	$(INSTALL) -m 0644 scripts/omnibus/software/elf-buildid.rb \
 		$(DESTDIR)$(DATADIR)/omnibus/software/elf-buildid.rb
 
+# The debhelper add-on (docs/packaging.md, "Debian packages"), apart:
+# only Debian package builds want it, and `make deb` ships it in its own
+# package, dh-elf-buildid.
+DH_SEQ := Debian/Debhelper/Sequence/elf_buildid.pm
+
+install-debhelper: $(BUILD)/dh_elf_buildid.1
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(PERL5DIR)/$(dir $(DH_SEQ))
+	$(INSTALL) -m 0755 packaging/debian/dh_elf_buildid $(DESTDIR)$(BINDIR)/dh_elf_buildid
+	$(INSTALL) -m 0644 packaging/debian/$(DH_SEQ) $(DESTDIR)$(PERL5DIR)/$(DH_SEQ)
+	$(INSTALL) -m 0644 $(BUILD)/dh_elf_buildid.1 $(DESTDIR)$(MANDIR)/man1/dh_elf_buildid.1
+
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/elf-buildid $(DESTDIR)$(MANDIR)/man1/elf-buildid.1 \
-		$(DESTDIR)$(BASHCOMPDIR)/elf-buildid \
+		$(DESTDIR)$(BASHCOMPDIR)/elf-buildid $(DESTDIR)$(DOCDIR)/LICENSE \
+		$(DESTDIR)$(RPMMACRODIR)/macros.elf-buildid \
+		$(DESTDIR)$(BINDIR)/dh_elf_buildid $(DESTDIR)$(MANDIR)/man1/dh_elf_buildid.1 \
+		$(DESTDIR)$(PERL5DIR)/$(DH_SEQ) \
 		$(addprefix $(DESTDIR)$(DATADIR)/,elf-buildid.mk $(notdir $(SHARE_PROGS)) \
 			omnibus/elf_buildid.rb omnibus/software/elf-buildid.rb)
 	-rmdir $(DESTDIR)$(DATADIR)/omnibus/software $(DESTDIR)$(DATADIR)/omnibus \
-		$(DESTDIR)$(DATADIR) 2>/dev/null
+		$(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(addprefix $(DESTDIR)$(PERL5DIR)/,Debian/Debhelper/Sequence Debian/Debhelper Debian) \
+		2>/dev/null
 
 # Extra targets kept in their own files (fuzzing, benchmarks, matrix).
 -include mk/*.mk

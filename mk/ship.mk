@@ -5,7 +5,9 @@
 #               same bytes from the same commit (scripts/dist.sh), and
 #               build/omnibus/elf-buildid.rb with its sha256 filled in
 #   make deb    build/elf-buildid_VERSION_ARCH.deb: `make install` into a
-#               staging root plus Debian metadata, dpkg-deb (scripts/mkdeb.sh)
+#               staging root plus Debian metadata, dpkg-deb (scripts/mkdeb.sh);
+#               and build/dh-elf-buildid_VERSION_all.deb, the debhelper
+#               add-on, from `make install-debhelper`
 #
 # VERSION is scripts/version.sh's (Makefile). `make dist` refuses a work
 # tree whose tracked files differ from HEAD (DIST_DIRTY=1 packs HEAD anyway).

@@ -22,11 +22,15 @@
 #           libelf, libcrypto, zlib and glibc, chroot, unshare, mount
 #   ship    make dist, make deb and their tests (t0900, t0910, t0930): git,
 #           dpkg-dev, lintian, ruby
+#   pkg     the distributions' packaging (t0940, t0950): debhelper and
+#           dh-golang (dpkg-buildpackage of a Go package), rpm, rpm2cpio,
+#           cpio and debugedit (rpmbuild and find-debuginfo), gdb,
+#           debuginfod, bsdtar, curl
 #   real    make check-real (scripts/check-real.sh): a deb-src entry for
 #           the machine's Debian archive (our own file in
 #           /etc/apt/sources.list.d), dpkg-dev for apt-get source, gcc,
 #           g++, make, cmake, the four linkers, elfutils, perf, python3
-#   test    everything make test runs: base kit matrix robust static ship
+#   test    everything make test runs: base kit matrix robust static ship pkg
 set -u
 
 me=install-deps
@@ -36,13 +40,13 @@ for a in "$@"; do
 	case "$a" in
 	--check) check_only=1 ;;
 	-h | --help)
-		sed -n '3,29s/^# \{0,1\}//p' "$0"
+		sed -n '3,33s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
-	base | kit | matrix | robust | bench | static | ship | real) groups+=("$a") ;;
-	test) groups+=(base kit matrix robust static ship) ;;
+	base | kit | matrix | robust | bench | static | ship | pkg | real) groups+=("$a") ;;
+	test) groups+=(base kit matrix robust static ship pkg) ;;
 	*)
-		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static ship real test)" >&2
+		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static ship pkg real test)" >&2
 		exit 64
 		;;
 	esac
@@ -246,6 +250,37 @@ group_ship() {
 	cmd dpkg-architecture dpkg-dev
 	cmd lintian lintian
 	cmd ruby ruby
+}
+
+# t0940 builds a Go source package with dpkg-buildpackage, dh and dh-golang
+# (Dh_Lib and the golang build system are Perl modules, looked for where
+# debhelper puts them), judges the -dbgsym package with gdb and serves it
+# with debuginfod (bsdtar unpacks .deb files for it, curl reads /metrics);
+# t0950 builds an RPM with rpmbuild, whose find-debuginfo and debugedit
+# come from Debian's debugedit package, and unpacks it with rpm2cpio and
+# cpio.
+group_pkg() {
+	cmd dpkg-buildpackage dpkg-dev
+	cmd dpkg-deb dpkg
+	cmd dh debhelper
+	path /usr/share/perl5/Debian/Debhelper/Dh_Lib.pm debhelper
+	path /usr/share/perl5/Debian/Debhelper/Buildsystem/golang.pm dh-golang
+	cmd go golang-go
+	cmd rpmbuild rpm
+	cmd rpm rpm
+	cmd rpm2cpio rpm2cpio
+	cmd cpio cpio
+	cmd find-debuginfo debugedit
+	cmd debugedit debugedit
+	cmd readelf binutils
+	cmd eu-readelf elfutils
+	cmd gdb gdb
+	cmd debuginfod debuginfod
+	cmd debuginfod-find debuginfod
+	cmd bsdtar libarchive-tools
+	cmd curl curl
+	cmd lintian lintian
+	cmd python3 python3
 }
 
 # check-real builds Debian's source packages with their own build systems:

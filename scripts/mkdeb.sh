@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # make deb: build/elf-buildid_VERSION_ARCH.deb from `make install` into a
-# staging root, plus the Debian metadata; no debian/ directory, no
-# debhelper (docs/packaging.md, "Releases" says why).
+# staging root, and build/dh-elf-buildid_VERSION_all.deb (the debhelper
+# add-on) from `make install-debhelper` into another, plus the Debian
+# metadata; no debian/ directory, no debhelper (docs/packaging.md,
+# "Releases" says why).
 #
 # Usage: scripts/mkdeb.sh [OUTDIR]     (default OUTDIR: build)
 # Environment: VERSION (default: scripts/version.sh), MAKE,
@@ -13,10 +15,12 @@
 # Steps: the binary is compiled into build/deb/obj with dpkg-buildflags'
 # CFLAGS and LDFLAGS (hardening, -ffile-prefix-map: the same bytes from
 # another directory) and installed with PREFIX=/usr into build/deb/root;
-# the binary is stripped (strip keeps the .note.gnu.build-id), the man page
-# gzip -9n'd, /usr/share/doc/elf-buildid/{copyright,changelog.gz} written;
-# Depends comes from dpkg-shlibdeps on the installed binary; dpkg-deb
-# --root-owner-group builds, its file times clamped to SOURCE_DATE_EPOCH.
+# the binary is stripped (strip keeps the .note.gnu.build-id), the man pages
+# gzip -9n'd, /usr/share/doc/PACKAGE/{copyright,changelog.gz} written, the
+# copyright from LICENSE (which make install puts in the doc directory:
+# Debian wants it in copyright only); Depends comes from dpkg-shlibdeps on
+# the installed binary; dpkg-deb --root-owner-group builds, its file times
+# clamped to SOURCE_DATE_EPOCH.
 set -euo pipefail
 export LC_ALL=C TZ=UTC
 
@@ -47,8 +51,9 @@ export SOURCE_DATE_EPOCH
 
 work=$top/build/deb
 root=$work/root
-rm -rf "$root" "$work/meta"
-mkdir -p "$root" "$work/meta/debian" "$out"
+dhroot=$work/root-dh
+rm -rf "$root" "$dhroot" "$work/meta"
+mkdir -p "$root" "$dhroot" "$work/meta/debian" "$out"
 
 # The build: own objects, Debian's flags. DEB_BUILD_MAINT_OPTIONS: all
 # hardening (bindnow, PIE; fortify needs -O, which the flags carry).
@@ -56,10 +61,13 @@ export DEB_BUILD_MAINT_OPTIONS=hardening=+all
 cflags=$(dpkg-buildflags --get CFLAGS)
 ldflags=$(dpkg-buildflags --get LDFLAGS)
 cppflags=$(dpkg-buildflags --get CPPFLAGS)
-"$MAKE" --no-print-directory BUILD=build/deb/obj CFLAGS="$cflags $cppflags" \
-	LDFLAGS="$ldflags" VERSION="$version" all >&2
-"$MAKE" --no-print-directory BUILD=build/deb/obj CFLAGS="$cflags $cppflags" \
-	LDFLAGS="$ldflags" VERSION="$version" install DESTDIR="$root" PREFIX=/usr >&2
+mk() { # mk TARGET [VAR=VALUE...]: make with the package build's settings
+	"$MAKE" --no-print-directory BUILD=build/deb/obj CFLAGS="$cflags $cppflags" \
+		LDFLAGS="$ldflags" VERSION="$version" "$@" >&2
+}
+mk all
+mk install DESTDIR="$root" PREFIX=/usr
+mk install-debhelper DESTDIR="$dhroot" PREFIX=/usr
 
 bin=$root/usr/bin/elf-buildid
 id_before=$(readelf -n "$bin" | awk '/Build ID:/ { print $3 }')
@@ -67,49 +75,42 @@ strip --strip-unneeded --remove-section=.comment "$bin"
 id_after=$(readelf -n "$bin" | awk '/Build ID:/ { print $3 }')
 [ -n "$id_after" ] && [ "$id_after" = "$id_before" ] ||
 	die "strip lost the build-id ('$id_before' -> '$id_after')"
-gzip -9n "$root/usr/share/man/man1/elf-buildid.1"
+gzip -9n "$root/usr/share/man/man1/elf-buildid.1" "$dhroot/usr/share/man/man1/dh_elf_buildid.1"
 
-doc=$root/usr/share/doc/elf-buildid
-install -d -m 0755 "$doc"
-year=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y)
-cat >"$doc/copyright" <<TXT
-Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
-Upstream-Name: elf-buildid
-Comment: Every source file carries "SPDX-License-Identifier: MIT".
+# copyright_text: debian/copyright's machine-readable form of LICENSE, its
+# "Copyright (c) YEAR HOLDER" line and its text word for word (blank lines
+# are " ." there).
+copyright_text() {
+	local holder
+	holder=$(sed -n 's/^Copyright (c) //p' LICENSE)
+	[ -n "$holder" ] || die "LICENSE has no 'Copyright (c) ...' line"
+	printf '%s\n' \
+		'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+		'Upstream-Name: elf-buildid' \
+		'Comment: Every source file carries "SPDX-License-Identifier: MIT".' '' \
+		'Files: *' "Copyright: $holder" 'License: MIT' '' 'License: MIT'
+	sed -n '/^Permission is hereby granted/,$p' LICENSE | sed 's/^$/./; s/^/ /'
+}
 
-Files: *
-Copyright: $year elf-buildid maintainers
-License: MIT
-
-License: MIT
- Permission is hereby granted, free of charge, to any person obtaining a
- copy of this software and associated documentation files (the "Software"),
- to deal in the Software without restriction, including without limitation
- the rights to use, copy, modify, merge, publish, distribute, sublicense,
- and/or sell copies of the Software, and to permit persons to whom the
- Software is furnished to do so, subject to the following conditions:
- .
- The above copyright notice and this permission notice shall be included
- in all copies or substantial portions of the Software.
- .
- THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
- IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
- FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
- AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
- LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING
- FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
- DEALINGS IN THE SOFTWARE.
-TXT
-chmod 0644 "$doc/copyright"
-# A native package (no Debian revision): the changelog is changelog.gz.
-{
-	echo "elf-buildid ($version) unstable; urgency=medium"
-	echo
-	echo "  * Built by make deb from the source of this version."
-	echo
-	echo " -- $maint  $(date -R -d "@$SOURCE_DATE_EPOCH")"
-} | gzip -9n >"$doc/changelog.gz"
-chmod 0644 "$doc/changelog.gz"
+# write_doc ROOT PACKAGE: /usr/share/doc/PACKAGE/{copyright,changelog.gz};
+# make install's LICENSE goes (its text is in copyright).
+write_doc() {
+	local doc=$1/usr/share/doc/$2
+	install -d -m 0755 "$doc"
+	rm -f "$doc/LICENSE"
+	copyright_text >"$doc/copyright"
+	# A native package (no Debian revision): the changelog is changelog.gz.
+	{
+		echo "elf-buildid ($version) unstable; urgency=medium"
+		echo
+		echo "  * Built by make deb from the source of this version."
+		echo
+		echo " -- $maint  $(date -R -d "@$SOURCE_DATE_EPOCH")"
+	} | gzip -9n >"$doc/changelog.gz"
+	chmod 0644 "$doc/copyright" "$doc/changelog.gz"
+}
+write_doc "$root" elf-buildid
+write_doc "$dhroot" dh-elf-buildid
 
 # Depends: what the binary links, by dpkg-shlibdeps (it wants a
 # debian/control naming the package, nothing more).
@@ -118,11 +119,16 @@ depends=$(cd "$work/meta" && dpkg-shlibdeps -O -e"$bin" 2>"$work/shlibdeps.err" 
 	sed -n 's/^shlibs:Depends=//p') || true
 [ -n "$depends" ] || die "dpkg-shlibdeps gave no Depends: $(cat "$work/shlibdeps.err")"
 
-# Modes whatever the umask (install -d makes missing parents with it).
-chmod -R u=rwX,go=rX "$root"
-install -d -m 0755 "$root/DEBIAN"
-(cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
-size=$(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)
+# finish_root ROOT: modes whatever the umask (install -d makes missing
+# parents with it), DEBIAN/md5sums; prints the Installed-Size.
+finish_root() {
+	chmod -R u=rwX,go=rX "$1"
+	install -d -m 0755 "$1/DEBIAN"
+	(cd "$1" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$1/DEBIAN/md5sums"
+	du -sk --apparent-size --exclude=DEBIAN "$1" | cut -f1
+}
+
+size=$(finish_root "$root")
 cat >"$root/DEBIAN/control" <<TXT
 Package: elf-buildid
 Version: $version
@@ -131,6 +137,7 @@ Maintainer: $maint
 Installed-Size: $size
 Depends: $depends
 Recommends: linux-perf
+Suggests: dh-elf-buildid
 Section: devel
 Priority: optional
 Description: give ELF binaries a GNU build-id the kernel and perf can see
@@ -141,12 +148,44 @@ Description: give ELF binaries a GNU build-id the kernel and perf can see
  into a .build-id tree and audits profiles.
  .
  Under /usr/share/elf-buildid: a Makefile snippet, a go build wrapper, a
- packaging hook and Omnibus definitions.
+ packaging hook and Omnibus definitions; in /usr/lib/rpm/macros.d, the
+ %elf_buildid_inject macro for RPM spec files.
 TXT
-chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 
-deb=$out/elf-buildid_${version}_$arch.deb
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb.tmp" >&2
-mv -f "$deb.tmp" "$deb"
-echo "$me: ${deb#"$top"/} ($(stat -c %s "$deb") bytes)"
+# dh-sequence-elf-buildid: a Build-Depends on it turns the add-on on
+# without --with (debhelper 12.5 and later).
+dhsize=$(finish_root "$dhroot")
+cat >"$dhroot/DEBIAN/control" <<TXT
+Package: dh-elf-buildid
+Source: elf-buildid
+Version: $version
+Architecture: all
+Maintainer: $maint
+Installed-Size: $dhsize
+Depends: elf-buildid (>= $version), debhelper (>= 13)
+Provides: dh-sequence-elf-buildid
+Section: devel
+Priority: optional
+Multi-Arch: foreign
+Description: debhelper add-on giving Go programs a GNU build-id
+ dh_elf_buildid runs elf-buildid inject over the package build
+ directories before dh_dwz and dh_strip, so that programs linked without a
+ GNU build-id (Go programs built by dh-golang, for example) get one, and
+ dh_strip builds their -dbgsym packages, keyed by that id for gdb, perf
+ and debuginfod.
+ .
+ Enable it with "dh \$@ --with elf-buildid" or a Build-Depends on
+ dh-sequence-elf-buildid.
+TXT
+chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums" \
+	"$dhroot/DEBIAN/control" "$dhroot/DEBIAN/md5sums"
+
+# build_deb ROOT FILE: dpkg-deb, written under a temporary name first.
+build_deb() {
+	dpkg-deb --root-owner-group -Zxz --build "$1" "$2.tmp" >&2
+	mv -f "$2.tmp" "$2"
+	echo "$me: ${2#"$top"/} ($(stat -c %s "$2") bytes)"
+}
+build_deb "$root" "$out/elf-buildid_${version}_$arch.deb"
+build_deb "$dhroot" "$out/dh-elf-buildid_${version}_all.deb"
 echo "$me: Depends: $depends"

@@ -17,12 +17,24 @@ got=$(bash --norc --noprofile -c 'source "$0" && complete -p elf-buildid' "$COMP
 expect_eq "complete -p" "$got" "complete -F _elf_buildid elf-buildid"
 t_end
 
-t_begin "make install DESTDIR=...: binary, man page, bash completion and the kit in share/elf-buildid; make uninstall removes them"
+t_begin "make install DESTDIR=...: binary, man page, bash completion, LICENSE, RPM macros, the kit in share/elf-buildid, the debhelper add-on (install-debhelper); make uninstall removes them"
 dest=$SCRATCH/root
-run make -C "$TOP" -o build/elf-buildid install DESTDIR="$dest" PREFIX=/usr
-expect_eq "make install exit" "$rc" 0
+run make -C "$TOP" -o build/elf-buildid install install-debhelper DESTDIR="$dest" PREFIX=/usr
+expect_eq "make install exit ($err)" "$rc" 0
 expect_true "no $dest/usr/bin/elf-buildid" [ -x "$dest/usr/bin/elf-buildid" ]
-expect_true "no man page in $dest/usr/share/man/man1" [ -f "$dest/usr/share/man/man1/elf-buildid.1" ]
+man=$dest/usr/share/man/man1/elf-buildid.1
+expect_true "no man page in $dest/usr/share/man/man1" [ -f "$man" ]
+# The page's version is the one the Makefile builds with (scripts/version.sh;
+# the binary here may be older: -o build/elf-buildid keeps it).
+expect_match "man page .TH" "$(grep '^\.TH ' "$man")" \
+	"^\\.TH ELF-BUILDID 1 \"[0-9]{4}-[0-9]{2}-[0-9]{2}\" \"elf-buildid $(re_quote "$("$TOP/scripts/version.sh")")\" "
+expect_same_file "installed LICENSE" "$dest/usr/share/doc/elf-buildid/LICENSE" "$TOP/LICENSE"
+expect_same_file "installed RPM macros" "$dest/usr/lib/rpm/macros.d/macros.elf-buildid" \
+	"$TOP/packaging/rpm/macros.elf-buildid"
+expect_same_file "installed dh_elf_buildid" "$dest/usr/bin/dh_elf_buildid" "$TOP/packaging/debian/dh_elf_buildid"
+expect_same_file "installed dh sequence" "$dest/usr/share/perl5/Debian/Debhelper/Sequence/elf_buildid.pm" \
+	"$TOP/packaging/debian/Debian/Debhelper/Sequence/elf_buildid.pm"
+expect_true "no dh_elf_buildid man page" [ -s "$dest/usr/share/man/man1/dh_elf_buildid.1" ]
 c=$dest/usr/share/bash-completion/completions/elf-buildid
 if [ -f "$c" ]; then
 	expect_same_file "installed completion" "$c" "$COMP"

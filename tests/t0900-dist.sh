@@ -42,7 +42,8 @@ expect_same_file "tarball from a and from b" "$A" "$B"
 expect_same_file "sha256 line from a and from b" "$A.sha256" "$B.sha256"
 expect_eq "sha256 line" "$(cat "$A.sha256")" "$(sha256sum "$A" | cut -d' ' -f1)  $name.tar.gz"
 (cd "$SCRATCH/a/build" && sha256sum -c --quiet "$name.tar.gz.sha256") >"$SCRATCH/.c" 2>&1
-expect_eq "sha256sum -c: $(cat "$SCRATCH/.c")" "$?" 0
+st=$?
+expect_eq "sha256sum -c: $(cat "$SCRATCH/.c")" "$st" 0
 t_end
 
 t_begin "a second make dist in the same clone writes the same bytes"
@@ -132,10 +133,12 @@ t_end
 t_begin "from the tarball: make unit and tests/run.sh of the unit tests, t0020 against its binary"
 expect_exit 0 make -C "$src" --no-print-directory -j2 unit
 (cd "$src" && tests/run.sh -j 2 build/unit/*) >"$SCRATCH/.units" 2>&1
-expect_eq "tests/run.sh units: $(tail -n 5 "$SCRATCH/.units")" "$?" 0
+st=$?
+expect_eq "tests/run.sh units: $(tail -n 5 "$SCRATCH/.units")" "$st" 0
 expect_match "units summary" "$(tail -n 1 "$SCRATCH/.units")" '^[1-9][0-9]* passed, 0 failed(, [0-9]+ skipped)?$'
 (cd "$src" && bash tests/t0020-help-version.sh) >"$SCRATCH/.t0020" 2>&1
-expect_eq "t0020 from the tarball: $(cat "$SCRATCH/.t0020")" "$?" 0
+st=$?
+expect_eq "t0020 from the tarball: $(cat "$SCRATCH/.t0020")" "$st" 0
 expect_eq "t0020 results" "$(grep -c '^ok ' "$SCRATCH/.t0020")" 4
 t_end
 
@@ -143,7 +146,8 @@ t_begin "from the tarball: make install DESTDIR=... PREFIX=/usr, the installed b
 dest=$SCRATCH/root
 expect_exit 0 make -C "$src" --no-print-directory install DESTDIR="$dest" PREFIX=/usr
 for f in usr/bin/elf-buildid usr/share/man/man1/elf-buildid.1 \
-	usr/share/bash-completion/completions/elf-buildid \
+	usr/share/bash-completion/completions/elf-buildid usr/share/doc/elf-buildid/LICENSE \
+	usr/lib/rpm/macros.d/macros.elf-buildid \
 	usr/share/elf-buildid/elf-buildid.mk usr/share/elf-buildid/go-build-buildid \
 	usr/share/elf-buildid/package-hook.sh usr/share/elf-buildid/omnibus/elf_buildid.rb \
 	usr/share/elf-buildid/omnibus/software/elf-buildid.rb; do
@@ -151,6 +155,8 @@ for f in usr/bin/elf-buildid usr/share/man/man1/elf-buildid.1 \
 done
 expect_exit 0 "$dest/usr/bin/elf-buildid" --version
 expect_eq "installed --version" "$out" "elf-buildid $V"
+expect_match "installed man page's .TH names $V" \
+	"$(grep '^\.TH ' "$dest/usr/share/man/man1/elf-buildid.1")" " \"elf-buildid $(re_quote "$V")\" "
 t_end
 
 t_begin "extracted inside another git checkout, the version is still the tarball's"

@@ -48,7 +48,8 @@ before=$(file_state "$TOP/build/elf-buildid" 2>/dev/null)
 # (make test SANITIZE=...) to this build.
 build_locked static env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	make -C "$TOP" --no-print-directory STATIC=1 SANITIZE= all >"$SCRATCH/make.out" 2>&1
-expect_eq "make STATIC=1 exit status ($(tail -n 8 "$SCRATCH/make.out"))" "$?" 0
+st=$?
+expect_eq "make STATIC=1 exit status ($(tail -n 8 "$SCRATCH/make.out"))" "$st" 0
 expect_true "no $STATIC after make STATIC=1" [ -x "$STATIC" ]
 expect_eq "build/elf-buildid after make STATIC=1" \
 	"$(file_state "$TOP/build/elf-buildid" 2>/dev/null)" "$before"

@@ -211,7 +211,8 @@ path=/usr/sbin:/usr/bin:/sbin:/bin
 expect_eq "an elf-buildid on $path" "$(PATH=$path command -v elf-buildid)" ""
 (unset ELF_BUILDID; PATH=$path ELF_BUILDID_DEBUG_DIR=$SCRATCH/debug \
 	ruby standin.rb "$inst" "$SCRATCH/cache/src" "$HOOK") >"$SCRATCH/.hook.out" 2>"$SCRATCH/.hook.err"
-expect_eq "hook: $(tail -n 3 "$SCRATCH/.hook.err")" "$?" 0
+st=$?
+expect_eq "hook: $(tail -n 3 "$SCRATCH/.hook.err")" "$st" 0
 expect_match "hook ran" "$(cat "$SCRATCH/.hook.out")" '^built: elf-buildid-hook$'
 expect_match "the hook's verify passed the tool itself" "$(cat "$SCRATCH/.hook.err")" \
 	"PASS  $(re_quote "$inst")/embedded/bin/elf-buildid  [0-9a-f]{40}"
