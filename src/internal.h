@@ -10,6 +10,111 @@
 
 #include "elf-buildid.h"
 
+/*
+ * Library-internal parts of the reader, planner and self-check (src/elf,
+ * src/plan, src/job): what callers of the public header do not need.
+ */
+#define EBID_TREE_CHUNK (4u << 20)     /* sha1-tree: SHA-1s of 4 MiB chunks */
+#define EBID_NOTE_SYMS_MAX 64
+#define EBID_DYN_MAX 512
+#define EBID_PAD_MAX (64u << 10)
+/* Sections starting in the first page that move-head looks at, at most. */
+#define EBID_HEAD_CAND_MAX 256
+
+int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
+		  size_t len);
+
+/*
+ * Is the file's byte at off known to be zero? Only the first page (head)
+ * and the padding after the first PT_LOAD (pad) are known; any other byte
+ * counts as not zero.
+ */
+bool ebid_elf_byte_zero(const struct ebid_elf *elf, uint64_t off);
+/*
+ * Copies the file's bytes [off, off + len) from what the reader kept of
+ * the start of the file (head, then more) into buf: false when they were
+ * not all kept.
+ */
+bool ebid_elf_head_bytes(const struct ebid_elf *elf, uint64_t off,
+			 void *buf, size_t len);
+
+/*
+ * Fills note_syms. ebid_elf_read() does it for a file without a GNU note
+ * (the only ones whose plan may move a note); the self-check of such a
+ * plan's output asks for it. Runs once per elf.
+ */
+int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
+			    char *err, size_t errlen);
+
+
+/*
+ * Did the plan move section shndx of elf (EBID_ACT_MOVE_NOTE's note, or
+ * one of EBID_ACT_MOVE_HEAD's sections)?
+ */
+bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
+		     size_t shndx);
+
+/*
+ * Did the plan move symbol r of elf with its section (a symbol of a moved
+ * section that points into it, or at its end)?
+ */
+bool ebid_plan_sym_moves(const struct ebid_plan *plan,
+			 const struct ebid_elf *elf,
+			 const struct ebid_symref *r);
+
+/* Is the value of a dynamic entry with this tag an address (d_ptr)? */
+bool ebid_dyn_is_addr(uint64_t tag);
+
+/* Hashing (OpenSSL EVP behind it, src/id/hash.c). */
+struct ebid_hash;
+int ebid_hash_new(struct ebid_hash **h, enum ebid_hash_alg alg, char *err,
+		  size_t errlen);
+int ebid_hash_update(struct ebid_hash *h, const void *buf, size_t len,
+		     char *err, size_t errlen);
+/* Writes the id (digest truncated to ebid_hash_id_len(alg)) into id. */
+int ebid_hash_final(struct ebid_hash *h, unsigned char id[EBID_MAX_ID],
+		    char *err, size_t errlen);
+void ebid_hash_free(struct ebid_hash *h);
+
+/*
+ * Check that new, the result of applying plan to old, is what the plan
+ * promised: the note is in a .note.gnu.build-id SHF_ALLOC SHT_NOTE section,
+ * the kernel's reader finds the same id, and every section and program
+ * header of old is unchanged but for those the plan names.
+ */
+/*
+ * Reads an output of plan (made from old) back into *new for
+ * ebid_check_result(): its layout, and for a plan that moved sections its
+ * symbols and relocations too, over the addresses of what moved (for
+ * new-load, past the first page). On failure *new is left released.
+ */
+int ebid_elf_read_output(struct ebid_elf *new, const struct ebid_src *src,
+			 const struct ebid_elf *old,
+			 const struct ebid_plan *plan, char *err,
+			 size_t errlen);
+int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
+		      const struct ebid_plan *plan, const unsigned char *id,
+		      char *err, size_t errlen);
+/*
+ * The bytes behind EBID_ACT_MOVE_HEAD, read from the output (out): the
+ * moved run is the input's bytes, and where a gap was inserted (and the
+ * input in is given) every byte is the planned one, the id aside.
+ */
+int ebid_check_moved_bytes(const struct ebid_elf *old,
+			   const struct ebid_plan *plan,
+			   const struct ebid_src *in, const struct ebid_src *out,
+			   const unsigned char *id, char *err, size_t errlen);
+
+
+/* The halves of ebid_profile_read() for perf.data (src/profile/perf.c). */
+/*
+ * perf bridge: the binaries with samples in the perf.data open at fd, from
+ * `perf buildid-list --with-hits`. *dsos is freed with ebid_dsos_free.
+ */
+int ebid_perf_hits(int fd, long timeout_ms, struct ebid_dso **dsos,
+		   size_t *ndsos, char *err, size_t errlen);
+void ebid_dsos_free(struct ebid_dso *v, size_t n);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ELF constants we need without pulling <elf.h> into every module. */
@@ -54,6 +159,9 @@ size_t ebid_note_section(const struct ebid_elf *elf);
  * out: they come and go while other runs work.
  */
 bool ebid_is_own_file(const char *name);
+
+/* Whether hex is a build-id in hex: 2 to 2 * EBID_MAX_ID hex digits. */
+bool ebid_is_hex_id(const char *hex);
 
 /* Fills err with a formatted message and returns code (negative). */
 int ebid_err(char *err, size_t errlen, int code, const char *fmt, ...)

@@ -7,15 +7,12 @@
  * debug directories; without a recorded id it takes whatever the path
  * holds now.
  */
-#include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,7 +20,6 @@
 #include "cli/cli.h"
 
 #define DEBUGINFOD_TIMEOUT_MS 60000L
-#define ALIGN4(n) (((size_t)(n) + 3) & ~(size_t)3)
 
 enum verdict { V_OK, V_STALE, V_UNSAFE, V_WRONG, V_GONE, V_SKIP, V_COUNT };
 
@@ -40,254 +36,35 @@ struct judged {
 
 /* The places looked in for a recorded id, besides the recorded path. */
 struct places {
-	const char *caches[2];  /* --perf-cache, $HOME/.debug */
-	const char *debug_dirs[2]; /* --debug-dir, /usr/lib/debug */
-	bool debuginfod;
-	char *const *dienv;     /* debuginfod-find's environment */
+	struct ebid_places lib; /* --perf-cache, $HOME/.debug; --debug-dir,
+				 * /usr/lib/debug; debuginfod */
 	char home_cache[PATH_MAX];
 	char pprof_path[PATH_MAX]; /* PPROF_BINARY_PATH or its default */
 };
 
 /*
- * The GNU build-id perf reads from the file at path (following symlinks,
- * as perf does): 1 and its hex, 0 when it is ELF without one perf can
- * read, -1 when it is not a readable ELF file.
+ * The GNU build-id perf reads from the file at path: 1 and its hex, 0
+ * when it is ELF without one perf can read, -1 when it is not a readable
+ * ELF file.
  */
 static int id_at(const char *path, char hex[2 * EBID_MAX_ID + 1])
 {
-	struct ebid_elf elf;
-	struct ebid_note_view view;
 	char err[EBID_ERRLEN];
-	struct stat st;
-	int fd, ret;
 
-	hex[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
+	if (ebid_file_id(path, hex, 2 * EBID_MAX_ID + 1, err, sizeof(err)))
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    ebid_elf_open_fd(&elf, fd, err, sizeof(err))) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	ebid_note_view(&elf, &view);
-	ret = 0;
-	if (view.by_section && view.size_ok) {
-		ebid_hex(hex, elf.gnu.desc, elf.gnu.desc_len);
-		ret = 1;
-	}
-	ebid_elf_release(&elf);
-	return ret;
+	return hex[0] ? 1 : 0;
 }
 
-/* Whether the file at path has the GNU id want; fills j->found if so. */
-static bool has_id(const char *path, const char *want, struct judged *j)
+/* The running kernel's or vDSO's id, or "" when it has none we can read. */
+static bool running_id(bool kernel, char hex[2 * EBID_MAX_ID + 1])
 {
-	char hex[2 * EBID_MAX_ID + 1];
-
-	if (id_at(path, hex) != 1 || strcmp(hex, want))
-		return false;
-	snprintf(j->found, sizeof(j->found), "%s", path);
-	return true;
-}
-
-/*
- * A tree named by id, DIR/.build-id/ab/cdef... followed by one of the n
- * suffixes, tried in order: whether one holds a file with the id.
- */
-static bool in_build_id_tree(const char *dir, const char *id,
-			     const char *const *suffix, size_t n,
-			     struct judged *j)
-{
-	char path[PATH_MAX];
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s%s", dir,
-			     id, id + 2, suffix[i]) >= (int)sizeof(path))
-			return false;
-		if (has_id(path, id, j))
-			return true;
-	}
-	return false;
-}
-
-/*
- * perf's build-id cache: DIR/.build-id/ab/cdef... names (through a
- * symlink) a directory holding "elf" or "debug", or, in older caches, the
- * file itself.
- */
-static bool in_cache(const char *dir, const char *id, struct judged *j)
-{
-	static const char *const leaf[] = { "/elf", "/debug", "" };
-
-	return in_build_id_tree(dir, id, leaf, sizeof(leaf) / sizeof(leaf[0]),
-				j);
-}
-
-/*
- * Where google/pprof looks for a mapping's binary by id in each directory
- * of PPROF_BINARY_PATH (internal/driver/fetch.go, locateBinaries):
- * DIR/ID/BASENAME, any file in DIR/ID, DIR/PATH/ID, DIR/ab/cdef....debug.
- */
-static bool in_pprof_path(const struct places *pl, const struct ebid_dso *d,
-			  struct judged *j)
-{
-	const char *base = strrchr(d->path, '/');
-	char dirs[PATH_MAX], path[PATH_MAX], *dir, *save = NULL;
-
-	base = base ? base + 1 : d->path;
-	snprintf(dirs, sizeof(dirs), "%s", pl->pprof_path);
-	for (dir = strtok_r(dirs, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save)) {
-		struct dirent *e;
-		DIR *dp;
-
-		if ((snprintf(path, sizeof(path), "%s/%s/%s", dir, d->id,
-			      base) < (int)sizeof(path) &&
-		     has_id(path, d->id, j)) ||
-		    (snprintf(path, sizeof(path), "%s%s%s/%s", dir,
-			      d->path[0] == '/' ? "" : "/", d->path,
-			      d->id) < (int)sizeof(path) &&
-		     has_id(path, d->id, j)) ||
-		    (snprintf(path, sizeof(path), "%s/%.2s/%s.debug", dir,
-			      d->id, d->id + 2) < (int)sizeof(path) &&
-		     has_id(path, d->id, j)))
-			return true;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->id);
-		dp = opendir(path);
-		while (dp && (e = readdir(dp))) {
-			char leaf[PATH_MAX];
-
-			if (e->d_name[0] == '.' ||
-			    snprintf(leaf, sizeof(leaf), "%s/%s", path,
-				     e->d_name) >= (int)sizeof(leaf))
-				continue;
-			if (has_id(leaf, d->id, j)) {
-				closedir(dp);
-				return true;
-			}
-		}
-		if (dp)
-			closedir(dp);
-	}
-	return false;
-}
-
-/* A debug tree: DIR/.build-id/ab/cdef....debug, or the executable beside. */
-static bool in_debug_dir(const char *dir, const char *id, struct judged *j)
-{
-	static const char *const suffix[] = { ".debug", "" };
-
-	return in_build_id_tree(dir, id, suffix,
-				sizeof(suffix) / sizeof(suffix[0]), j);
-}
-
-static bool from_debuginfod(const struct places *pl, const char *id,
-			    struct judged *j, char *why, size_t whylen)
-{
-	static const char *const kinds[] = { "executable", "debuginfo" };
-	char path[PATH_MAX], err[EBID_ERRLEN];
-	size_t i;
-
-	for (i = 0; i < 2; i++) {
-		if (ebid_debuginfod_find(kinds[i], id, pl->dienv,
-					 DEBUGINFOD_TIMEOUT_MS, path,
-					 sizeof(path), err, sizeof(err))) {
-			snprintf(why, whylen, "%s", err);
-			continue;
-		}
-		if (has_id(path, id, j))
-			return true;
-		snprintf(why, whylen, "debuginfod gave %.200s, which lacks the id",
-			 path);
-	}
-	return false;
-}
-
-/* The GNU id in a buffer of notes (native byte order, 4-byte aligned). */
-static bool id_in_notes(const unsigned char *p, size_t len, char *hex)
-{
-	size_t off = 0;
-
-	while (off + sizeof(Elf64_Nhdr) <= len) {
-		Elf64_Nhdr nh;
-		uint32_t nsz, dsz;
-		size_t name, desc;
-
-		memcpy(&nh, p + off, sizeof(nh));
-		nsz = nh.n_namesz;
-		dsz = nh.n_descsz;
-		name = off + sizeof(nh);
-		desc = name + ALIGN4(nsz);
-		if (nsz > len || dsz > len || desc + dsz > len || desc < name)
-			return false;
-		if (nh.n_type == NT_GNU_BUILD_ID && nsz == 4 &&
-		    !memcmp(p + name, "GNU", 4) && dsz >= 1 &&
-		    dsz <= EBID_MAX_ID) {
-			ebid_hex(hex, p + desc, dsz);
-			return true;
-		}
-		off = desc + ALIGN4(dsz);
-	}
-	return false;
-}
-
-/* The running kernel's id, from /sys/kernel/notes. */
-static bool kernel_id(char *hex)
-{
-	unsigned char buf[4096];
-	ssize_t n;
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	return n > 0 && id_in_notes(buf, (size_t)n, hex);
-}
-
-/* This process's vDSO's id: the kernel maps the same image everywhere. */
-static bool vdso_id(char *hex)
-{
-	const unsigned char *base =
-		(const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-	struct ebid_src src = { .fd = -1 };
-	struct ebid_elf elf;
 	char err[EBID_ERRLEN];
-	uint64_t size;
-	bool ok = false;
 
-	if (!base)
-		return false;
-	/*
-	 * The image ends with its section headers (ELF64 and ELF32); it is
-	 * this machine's, in its byte order.
-	 */
-	if (base[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr eh;
-
-		memcpy(&eh, base, sizeof(eh));
-		size = eh.e_shoff + (uint64_t)eh.e_shentsize * eh.e_shnum;
-	} else {
-		Elf32_Ehdr eh;
-
-		memcpy(&eh, base, sizeof(eh));
-		size = eh.e_shoff + (uint64_t)eh.e_shentsize * eh.e_shnum;
-	}
-	if (size > (64u << 10))
-		return false;
-	src.mem = base;
-	src.size = size;
-	if (ebid_elf_read(&elf, &src, err, sizeof(err)))
-		return false;
-	if (elf.gnu.present && elf.gnu.desc_len <= EBID_MAX_ID) {
-		ebid_hex(hex, elf.gnu.desc, elf.gnu.desc_len);
-		ok = true;
-	}
-	ebid_elf_release(&elf);
-	return ok;
+	return !(kernel ? ebid_kernel_running_id(hex, 2 * EBID_MAX_ID + 1, err,
+						 sizeof(err))
+			: ebid_vdso_build_id(hex, 2 * EBID_MAX_ID + 1, err,
+					     sizeof(err)));
 }
 
 static void iso_time(int64_t ns, char *buf, size_t len)
@@ -312,12 +89,30 @@ static const char fix_wrong[] =
 static const char fix_gone[] =
 	"restore the profiled file, or place a copy by id (elf-buildid link) if it had one";
 
+/* Found by id somewhere other than the recorded path: why that is fine. */
+static void found_elsewhere(const struct ebid_found *f, struct judged *j)
+{
+	snprintf(j->found, sizeof(j->found), "%s", f->path);
+	if (f->in == EBID_FOUND_PERF_CACHE)
+		snprintf(j->detail, sizeof(j->detail),
+			 "in perf's build-id cache %s", f->dir);
+	else if (f->in == EBID_FOUND_DEBUG_DIR)
+		snprintf(j->detail, sizeof(j->detail),
+			 "in the debug directory %s", f->dir);
+	else
+		snprintf(j->detail, sizeof(j->detail),
+			 "served by DEBUGINFOD_URLS");
+	j->verdict = V_OK;
+}
+
 /* A recorded id: found at the path, in a cache, a debug dir, debuginfod? */
 static void judge_with_id(const struct places *pl, const struct ebid_dso *d,
 			  bool pprof, struct judged *j)
 {
-	char here[2 * EBID_MAX_ID + 1], dwhy[EBID_ERRLEN] = "";
-	size_t i;
+	char here[2 * EBID_MAX_ID + 1], err[EBID_ERRLEN];
+	struct ebid_places lib = pl->lib;
+	struct ebid_found f;
+	const char *dwhy;
 	int at;
 
 	at = id_at(d->path, here);
@@ -328,45 +123,33 @@ static void judge_with_id(const struct places *pl, const struct ebid_dso *d,
 		j->verdict = V_OK;
 		return;
 	}
-	if (pprof && in_pprof_path(pl, d, j)) {
+	if (pprof && !ebid_find_in_pprof_path(pl->pprof_path, d->path, d->id,
+					      j->found, sizeof(j->found), err,
+					      sizeof(err))) {
 		snprintf(j->detail, sizeof(j->detail),
 			 "in PPROF_BINARY_PATH (google/pprof finds it; go tool pprof checks no ids and reads the file at the path)");
 		j->verdict = V_OK;
 		return;
 	}
-	for (i = 0; i < 2 && !pprof; i++)
-		if (pl->caches[i] && in_cache(pl->caches[i], d->id, j)) {
-			snprintf(j->detail, sizeof(j->detail),
-				 "in perf's build-id cache %s", pl->caches[i]);
-			j->verdict = V_OK;
-			return;
-		}
-	for (i = 0; i < 2; i++)
-		if (pl->debug_dirs[i] &&
-		    in_debug_dir(pl->debug_dirs[i], d->id, j)) {
-			snprintf(j->detail, sizeof(j->detail),
-				 "in the debug directory %s", pl->debug_dirs[i]);
-			j->verdict = V_OK;
-			return;
-		}
-	if (pl->debuginfod && from_debuginfod(pl, d->id, j, dwhy,
-					      sizeof(dwhy))) {
-		snprintf(j->detail, sizeof(j->detail),
-			 "served by DEBUGINFOD_URLS");
-		j->verdict = V_OK;
+	/* google/pprof does not read perf's cache. */
+	if (pprof)
+		lib.perf_caches[0] = lib.perf_caches[1] = NULL;
+	if (!ebid_find_by_id(&lib, d->id, &f, err, sizeof(err))) {
+		found_elsewhere(&f, j);
 		return;
 	}
+	dwhy = f.debuginfod_why;
 	if (at < 0 && access(d->path, F_OK) != 0) {
 		j->verdict = V_GONE;
 		snprintf(j->detail, sizeof(j->detail),
-			 "the path no longer exists, and no file with the id is in perf's cache or the debug directories%s%s",
+			 "the path no longer exists, and no file with the id is in perf's cache or the debug directories%s%.220s",
 			 dwhy[0] ? "; " : "", dwhy);
 		j->fix = fix_gone;
 		return;
 	}
 	j->verdict = V_STALE;
 	snprintf(j->detail, sizeof(j->detail),
-		 "the file at the path %s%s, and no file with the recorded id is in %s or the debug directories%s%s; %s",
+		 "the file at the path %s%s, and no file with the recorded id is in %s or the debug directories%s%.220s; %s",
 		 at == 1 ? "has another id, " : at == 0 ? "has no id" : "is not a readable ELF file",
 		 at == 1 ? here : "",
 		 pprof ? "PPROF_BINARY_PATH" : "perf's cache",
@@ -418,8 +201,9 @@ static void judge_pseudo(const struct places *pl, const struct ebid_dso *d,
 		      !strncmp(d->path, "[guest.kernel", 13);
 	bool vdso = !strcmp(d->path, "[vdso]") || !strcmp(d->path, "[vdso32]") ||
 		    !strcmp(d->path, "[vdsox32]");
-	char now[2 * EBID_MAX_ID + 1];
-	size_t i;
+	char now[2 * EBID_MAX_ID + 1], err[EBID_ERRLEN];
+	struct ebid_places lib = { 0 };
+	struct ebid_found f;
 
 	if (!kernel && !vdso) {
 		j->verdict = V_SKIP;
@@ -434,19 +218,19 @@ static void judge_pseudo(const struct places *pl, const struct ebid_dso *d,
 		j->fix = fix_unsafe;
 		return;
 	}
-	if ((kernel ? kernel_id(now) : vdso_id(now)) && !strcmp(now, d->id)) {
+	if (running_id(kernel, now) && !strcmp(now, d->id)) {
 		j->verdict = V_OK;
 		snprintf(j->detail, sizeof(j->detail), "the running %s has the id",
 			 kernel ? "kernel" : "vDSO");
 		return;
 	}
-	for (i = 0; i < 2; i++)
-		if (pl->caches[i] && in_cache(pl->caches[i], d->id, j)) {
-			j->verdict = V_OK;
-			snprintf(j->detail, sizeof(j->detail),
-				 "in perf's build-id cache %s", pl->caches[i]);
-			return;
-		}
+	/* Only perf's cache keeps an old kernel's or vDSO's image by id. */
+	lib.perf_caches[0] = pl->lib.perf_caches[0];
+	lib.perf_caches[1] = pl->lib.perf_caches[1];
+	if (!ebid_find_by_id(&lib, d->id, &f, err, sizeof(err))) {
+		found_elsewhere(&f, j);
+		return;
+	}
 	j->verdict = V_STALE;
 	snprintf(j->detail, sizeof(j->detail),
 		 "not the running %s's id, and not in perf's cache: perf will show raw addresses",
@@ -565,20 +349,21 @@ static void places_init(const struct cli *cli, struct places *pl,
 	size_t n = 0, i, k;
 
 	memset(pl, 0, sizeof(*pl));
-	pl->caches[0] = cli->perf_cache;
+	pl->lib.perf_caches[0] = cli->perf_cache;
 	if (home && home[0] &&
 	    snprintf(pl->home_cache, sizeof(pl->home_cache), "%s/.debug",
 		     home) < (int)sizeof(pl->home_cache))
-		pl->caches[1] = pl->home_cache;
+		pl->lib.perf_caches[1] = pl->home_cache;
 	if (getenv("PPROF_BINARY_PATH"))
 		snprintf(pl->pprof_path, sizeof(pl->pprof_path), "%s",
 			 getenv("PPROF_BINARY_PATH"));
 	else if (home && home[0])
 		snprintf(pl->pprof_path, sizeof(pl->pprof_path),
 			 "%s/pprof/binaries", home);
-	pl->debug_dirs[0] = cli->debug_dir;
-	pl->debug_dirs[1] = "/usr/lib/debug";
-	pl->debuginfod = cli->debuginfod;
+	pl->lib.debug_dirs[0] = cli->debug_dir;
+	pl->lib.debug_dirs[1] = "/usr/lib/debug";
+	pl->lib.debuginfod = cli->debuginfod;
+	pl->lib.debuginfod_timeout_ms = DEBUGINFOD_TIMEOUT_MS;
 	/* debuginfod-find sees only its own variables, a fixed PATH and C. */
 	for (i = 0; environ && environ[i]; i++)
 		for (k = 0; k < sizeof(pass) / sizeof(pass[0]); k++)
@@ -588,7 +373,7 @@ static void places_init(const struct cli *cli, struct places *pl,
 	dienv[n++] = (char *)"PATH=/usr/bin:/bin";
 	dienv[n++] = (char *)"LC_ALL=C";
 	dienv[n] = NULL;
-	pl->dienv = dienv;
+	pl->lib.debuginfod_env = dienv;
 }
 
 int cmd_audit(const struct cli *cli, char **args, int nargs)

@@ -6,243 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "internal.h"
-
-/* mkdir -p of a directory the user named; returns 0 or -errno. */
-static int mkdirs(const char *dir)
-{
-	char *p = strdup(dir), *s;
-	int ret = 0;
-
-	if (!p)
-		return -ENOMEM;
-	for (s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-				ret = -errno;
-				break;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return ret;
-}
-
-/* Whether the files open at a and b hold the same bytes. */
-static bool same_bytes(int a, int b)
-{
-	unsigned char *x = malloc(EBID_IO_CHUNK), *y = malloc(EBID_IO_CHUNK);
-	struct stat sa, sb;
-	uint64_t off, size;
-	bool same = false;
-
-	if (!x || !y || fstat(a, &sa) || fstat(b, &sb) ||
-	    sa.st_size != sb.st_size)
-		goto out;
-	size = (uint64_t)sa.st_size;
-	for (off = 0; off < size;) {
-		size_t n = size - off < EBID_IO_CHUNK ? (size_t)(size - off)
-						      : EBID_IO_CHUNK;
-
-		if (ebid_pread_full(a, x, n, off) ||
-		    ebid_pread_full(b, y, n, off) || memcmp(x, y, n))
-			goto out;
-		off += n;
-	}
-	same = true;
-out:
-	free(x);
-	free(y);
-	return same;
-}
-
-/* Copies the file open at in into out: a reflink where it can. */
-static int copy_fd(int in, int out)
-{
-	unsigned char *buf;
-	struct stat st;
-	uint64_t off, size;
-	int ret = 0;
-
-	if (ioctl(out, FICLONE, in) == 0)
-		return 0;
-	if (fstat(in, &st) != 0)
-		return -errno;
-	buf = malloc(EBID_IO_CHUNK);
-	if (!buf)
-		return -ENOMEM;
-	size = (uint64_t)st.st_size;
-	for (off = 0; !ret && off < size;) {
-		size_t n = size - off < EBID_IO_CHUNK ? (size_t)(size - off)
-						      : EBID_IO_CHUNK;
-
-		ret = ebid_pread_full(in, buf, n, off);
-		if (!ret)
-			ret = ebid_pwrite_full(out, buf, n, off);
-		off += n;
-	}
-	free(buf);
-	return ret;
-}
-
-/*
- * A destination below a held root: rel's directory, made with mkdirat and
- * opened without following symlinks, and the last component's name.
- */
-struct dest {
-	int dirfd;
-	const char *name;       /* points into rel */
-};
-
-static int dest_open(struct dest *d, int rootfd, const char *root,
-		     const char *rel, char *err, size_t errlen)
-{
-	char *dir = strdup(rel), *slash;
-	char why[EBID_ERRLEN];
-	int ret;
-
-	d->dirfd = -1;
-	if (!dir)
-		return ebid_err(err, errlen, -ENOMEM, "out of memory");
-	slash = strrchr(dir, '/');
-	d->name = slash ? rel + (slash - dir) + 1 : rel;
-	if (slash)
-		*slash = '\0';
-	ret = slash ? ebid_mkdirs_beneath(rootfd, dir, &d->dirfd, why,
-					  sizeof(why))
-		    : (d->dirfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0)) < 0
-			      ? ebid_err(why, sizeof(why), -errno, "%s",
-					 strerror(errno))
-			      : 0;
-	free(dir);
-	if (ret)
-		return ebid_err(err, errlen, ret, "cannot place '%s/%s': %s",
-				root, rel, why);
-	return 0;
-}
-
-/*
- * Places a copy of the file open at in at root/rel (a reflink where the
- * file system can). A copy, not a hard link: a binary later overwritten
- * in place (cp, install without rename) must not change what its old id
- * points to. Never replaces, never writes through a symlink: the same
- * bytes already there are fine, anything else is refused (or, with
- * keep_other, left as it is).
- */
-static int place(int in, int rootfd, const char *root, const char *rel,
-		 bool keep_other, char *err, size_t errlen)
-{
-	struct dest d;
-	struct stat a, b;
-	char *tmp = NULL;
-	int ret, out = -1, have;
-
-	ret = dest_open(&d, rootfd, root, rel, err, errlen);
-	if (ret)
-		return ret;
-	if (fstatat(d.dirfd, d.name, &b, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISLNK(b.st_mode)) {
-			ret = ebid_err(err, errlen, -ELOOP,
-				       "'%s/%s' is a symlink; refusing to write through it",
-				       root, rel);
-			goto out;
-		}
-		have = openat(d.dirfd, d.name, O_RDONLY | O_NOFOLLOW |
-						 O_NONBLOCK | O_CLOEXEC);
-		if (have >= 0 && !fstat(in, &a) && !fstat(have, &b) &&
-		    S_ISREG(b.st_mode) &&
-		    ((a.st_dev == b.st_dev && a.st_ino == b.st_ino) ||
-		     same_bytes(in, have))) {
-			close(have);
-			goto out; /* already there */
-		}
-		if (have >= 0)
-			close(have);
-		if (keep_other)
-			goto out;
-		ret = ebid_err(err, errlen, -EEXIST,
-			       "collision: a different file is already at '%s/%s'",
-			       root, rel);
-		goto out;
-	}
-	/* Copy to a temporary name, then link it in: never clobbers. */
-	if (asprintf(&tmp, ".%s.ebid-link", d.name) < 0) {
-		tmp = NULL;
-		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
-		goto out;
-	}
-	unlinkat(d.dirfd, tmp, 0); /* a killed run's */
-	out = openat(d.dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-					   O_CLOEXEC, 0600);
-	if (out < 0) {
-		ret = ebid_err(err, errlen, -errno, "cannot copy to '%s/%s': %s",
-			       root, rel, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	ret = copy_fd(in, out);
-	if (!ret && (fchmod(out, 0644) || fsync(out) ||
-		     linkat(d.dirfd, tmp, d.dirfd, d.name, 0)))
-		ret = -errno;
-	if (ret)
-		ebid_err(err, errlen, ret, "cannot copy to '%s/%s': %s", root,
-			 rel, strerror(-ret));
-out:
-	if (out >= 0)
-		close(out);
-	if (tmp)
-		unlinkat(d.dirfd, tmp, 0);
-	free(tmp);
-	close(d.dirfd);
-	return ret;
-}
-
-/* A symlink at root/rel pointing to target; an equal one is fine. */
-static int place_symlink(const char *target, int rootfd, const char *root,
-			 const char *rel, char *err, size_t errlen)
-{
-	char have[PATH_MAX];
-	struct dest d;
-	ssize_t n;
-	int ret;
-
-	ret = dest_open(&d, rootfd, root, rel, err, errlen);
-	if (ret)
-		return ret;
-	if (symlinkat(target, d.dirfd, d.name) == 0)
-		goto out;
-	if (errno != EEXIST) {
-		ret = ebid_err(err, errlen, -errno,
-			       "cannot make symlink '%s/%s': %s", root, rel,
-			       strerror(errno));
-		goto out;
-	}
-	n = readlinkat(d.dirfd, d.name, have, sizeof(have) - 1);
-	if (n >= 0) {
-		have[n] = '\0';
-		if (!strcmp(have, target))
-			goto out;
-	}
-	ret = ebid_err(err, errlen, -EEXIST,
-		       "collision: '%s/%s' already exists and points elsewhere",
-		       root, rel);
-out:
-	close(d.dirfd);
-	return ret;
-}
 
 /*
  * Opens, under its shared lock, the separate debug file that
@@ -377,71 +144,39 @@ static int open_debug(struct linking *k)
 static int link_debug_dir(struct linking *k, char **dest)
 {
 	const struct cli *cli = k->cli;
-	const char *id = k->id;
-	char *rel = NULL;
+	struct ebid_placing p = {
+		.kind = EBID_ID_DEBUG_DIR, .dirfd = cli->debug_dirfd,
+		.dir = cli->debug_dir, .hex = k->id, .bin_path = k->real,
+	};
 	int dfd, ret;
 
 	dfd = open_debug(k);
 	if (dfd == -1)
 		return -1;
-	ret = -1;
-	if (asprintf(&rel, ".build-id/%.2s/%s.debug", id, id + 2) < 0 ||
-	    asprintf(dest, "%s/%s", cli->debug_dir, rel) < 0) {
-		snprintf(k->err, sizeof(k->err), "out of memory");
-		goto out;
-	}
-	if (place(dfd >= 0 ? dfd : k->fd, cli->debug_dirfd, cli->debug_dir,
-		  rel, false, k->err, sizeof(k->err)))
-		goto out;
-	/* The id names the binary too, next to its debug file. */
-	rel[strlen(rel) - strlen(".debug")] = '\0';
-	if (dfd >= 0 && place_symlink(k->real, cli->debug_dirfd,
-				      cli->debug_dir, rel, k->err,
-				      sizeof(k->err)))
-		goto out;
-	ret = 0;
-out:
+	p.debug_file = dfd >= 0;
+	ret = ebid_place_by_id(dfd >= 0 ? dfd : k->fd, &p, dest, k->err,
+			       sizeof(k->err)) ? -1 : 0;
 	if (dfd >= 0)
 		close(dfd);
-	free(rel);
 	return ret;
 }
 
 /*
  * --perf-cache: perf's layout, DIR/<abs path>/<id>/{debug,elf} and a
- * DIR/.build-id/xx/rest symlink to ../../<abs path>/<id>. An elf that
- * perf record put there itself is kept.
+ * DIR/.build-id/xx/rest symlink to ../../<abs path>/<id>.
  */
 static int link_perf_cache(struct linking *k, char **dest)
 {
 	const struct cli *cli = k->cli;
-	const char *id = k->id;
-	char *dbg = NULL, *elfp = NULL, *bl = NULL, *target = NULL;
-	int ret = -1;
+	struct ebid_placing p = {
+		.kind = EBID_ID_PERF_CACHE, .dirfd = cli->perf_cachefd,
+		.dir = cli->perf_cache, .hex = k->id, .bin_path = k->real,
+	};
 
 	free(*dest);
 	*dest = NULL;
-	if (asprintf(&dbg, "%s/%s/debug", k->real + 1, id) < 0 ||
-	    asprintf(&elfp, "%s/%s/elf", k->real + 1, id) < 0 ||
-	    asprintf(&bl, ".build-id/%.2s/%s", id, id + 2) < 0 ||
-	    asprintf(&target, "../..%s/%s", k->real, id) < 0 ||
-	    asprintf(dest, "%s/%s", cli->perf_cache, dbg) < 0) {
-		snprintf(k->err, sizeof(k->err), "out of memory");
-		goto out;
-	}
-	if (!place(k->fd, cli->perf_cachefd, cli->perf_cache, dbg, false,
-		   k->err, sizeof(k->err)) &&
-	    !place(k->fd, cli->perf_cachefd, cli->perf_cache, elfp, true,
-		   k->err, sizeof(k->err)) &&
-	    !place_symlink(target, cli->perf_cachefd, cli->perf_cache, bl,
-			   k->err, sizeof(k->err)))
-		ret = 0;
-out:
-	free(dbg);
-	free(elfp);
-	free(bl);
-	free(target);
-	return ret;
+	return ebid_place_by_id(k->fd, &p, dest, k->err, sizeof(k->err)) ? -1
+									   : 0;
 }
 
 /*
@@ -538,17 +273,10 @@ static void link_print(const struct cli *cli, struct result *r)
 /* Creates the destination the user named if need be, and holds it open. */
 static int open_root(const char *dir, int *fd)
 {
-	int ret = mkdirs(dir);
+	char err[EBID_ERRLEN];
 
-	if (ret) {
-		fprintf(stderr, "%s: '%s': link: cannot create directory: %s\n",
-			progname, dir, strerror(-ret));
-		return EXIT_FILE;
-	}
-	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (*fd < 0) {
-		fprintf(stderr, "%s: '%s': link: cannot open directory: %s\n",
-			progname, dir, strerror(errno));
+	if (ebid_dir_open_made(dir, fd, err, sizeof(err))) {
+		fprintf(stderr, "%s: '%s': link: %s\n", progname, dir, err);
 		return EXIT_FILE;
 	}
 	return 0;

@@ -27,7 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf-buildid.h"
+/* White-box: the self-check internals (src/internal.h). */
+#include "internal.h"
 
 static const char *mode_name(enum ebid_mode m)
 {
