@@ -2,6 +2,7 @@
 /* elf-buildid command line: options, dispatch and exit codes. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,13 @@ static void usage(FILE *f)
 "      --perf-cache=DIR also look in this perf cache (besides $HOME/.debug)\n"
 "      --debuginfod     also ask the servers in DEBUGINFOD_URLS\n"
 "      --json           one JSON document on standard output\n"
+"      --running        no FILE: judge the running processes instead, each\n"
+	"                       file they map executable (ok, invisible, replaced,\n"
+	"                       duplicate, unreadable; docs/profiling.md)\n"
+"      --pid=PID        only this process (repeatable; implies --running)\n"
+"      --rescue         with --running and --debug-dir or --perf-cache: place\n"
+	"                       each mapped file that has an id and no findable copy\n"
+	"                       there by id, read from the mapping itself\n"
 "Common options:\n"
 "  -r, --recursive      FILE may be a directory: walk it (non-programs skipped;\n"
 	"                       not for show)\n"
@@ -114,11 +122,23 @@ static int push(const char ***v, size_t *n, const char *s)
 	return 0;
 }
 
+static int push_pid(struct cli *cli, pid_t pid)
+{
+	pid_t *nv = realloc(cli->pids, (cli->npids + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	nv[cli->npids++] = pid;
+	cli->pids = nv;
+	return 0;
+}
+
 enum {
 	OPT_HASH = 256, OPT_ID, OPT_PERF, OPT_PRESERVE, OPT_INPLACE,
 	OPT_EXCLUDE, OPT_MANIFEST, OPT_CONTENT, OPT_ALLOW, OPT_JSON,
 	OPT_JUNIT, OPT_DEBUGDIR, OPT_PERFCACHE, OPT_PERFDEFAULT, OPT_DEBUGFILE,
-	OPT_LOCKTIMEOUT, OPT_DEBUGINFOD, OPT_NOMOVE,
+	OPT_LOCKTIMEOUT, OPT_DEBUGINFOD, OPT_NOMOVE, OPT_RUNNING, OPT_PID,
+	OPT_RESCUE,
 };
 
 /* How long a run waits for another run's lock on a file, by default. */
@@ -166,6 +186,9 @@ static const struct option all_options[] = {
 	{ "lock-timeout", required_argument, NULL, OPT_LOCKTIMEOUT },
 	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "no-move", no_argument, NULL, OPT_NOMOVE },
+	{ "running", no_argument, NULL, OPT_RUNNING },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "rescue", no_argument, NULL, OPT_RESCUE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -186,7 +209,8 @@ static const int verify_opts[] = { OPT_CONTENT, OPT_HASH, OPT_PERF,
 static const int link_opts[] = { OPT_DEBUGDIR, OPT_PERFCACHE, OPT_PERFDEFAULT,
 				 OPT_DEBUGFILE, 'r', COMMON_OPTS, 0 };
 static const int audit_opts[] = { OPT_DEBUGDIR, OPT_PERFCACHE, OPT_DEBUGINFOD,
-				  OPT_JSON, 'q', 'h', 'V', 0 };
+				  OPT_JSON, OPT_RUNNING, OPT_PID, OPT_RESCUE,
+				  'q', 'h', 'V', 0 };
 
 /* A command: its name, what runs it, and the options it takes. */
 struct command {
@@ -303,6 +327,17 @@ static int parse_option(struct cli *cli, int c, const char *arg)
 	case OPT_DEBUGFILE: cli->debug_file = arg; break;
 	case OPT_DEBUGINFOD: cli->debuginfod = true; break;
 	case OPT_NOMOVE: cli->opts.no_move = true; break;
+	case OPT_RUNNING: cli->running = true; break;
+	case OPT_RESCUE: cli->rescue = true; break;
+	case OPT_PID:
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || n < 1 || n > INT_MAX ||
+		    push_pid(cli, (pid_t)n))
+			return usage_error("--pid takes a process id, not '%s'",
+					   arg);
+		cli->running = true; /* --pid implies --running */
+		break;
 	case OPT_HASH:
 		cli->opts.alg_given = true;
 		if (ebid_hash_parse(arg, &cli->opts.alg))
@@ -362,6 +397,13 @@ static int check_combination(const struct cli *cli, int nfiles)
 {
 	bool is_link = cli->run == cmd_link;
 
+	if (cli->rescue && !cli->running)
+		return usage_error("%s", "--rescue is for audit --running");
+	if (cli->rescue && !cli->debug_dir && !cli->perf_cache)
+		return usage_error("%s", "--rescue needs --debug-dir=DIR or --perf-cache=DIR");
+	if (cli->running)
+		return nfiles ? usage_error("%s", "audit --running takes no FILE")
+			      : EXIT_OK;
 	if (nfiles < 1)
 		return usage_error("%s: no FILE given", cli->command);
 	if (cli->output && (nfiles != 1 || cli->recursive))
@@ -503,6 +545,7 @@ int main(int argc, char **argv)
 		status = run_command(&cli, argv + optind, argc - optind);
 	free(cli.exclude);
 	free(cli.allow_missing);
+	free(cli.pids);
 	free(home_cache);
 	return status;
 }

@@ -441,7 +441,12 @@ static void judge_path(int rootfd, struct ebid_mapped_file *f)
 	size_t len;
 	int fd;
 
-	if (f->vdso || f->deleted || rootfd < 0) {
+	/*
+	 * A deleted mapping is judged too: a deploy that renames the new
+	 * build over the path unlinks the old inode, which the maps then
+	 * call deleted, yet the path names a file.
+	 */
+	if (f->vdso || rootfd < 0) {
 		f->path_state = f->vdso ? EBID_PATH_NA : EBID_PATH_NONE;
 		return;
 	}
