@@ -185,7 +185,7 @@ expect_match "fix" "$out" 'fix: restart the process: a profile resolved by id fi
 kill -9 "$pid1"
 t_end
 
-t_begin "perf record -p of a running process: perf 6.1 records no id, but the path; audit names the kernel's"
+t_begin "perf record -p of a running process: perf reads the id from the path; audit names the kernel's"
 if [ "$perf_ok" = 1 ]; then
 	start "$SCRATCH/v1.bin" idle
 	perf record -N -B -q --no-bpf-event --buildid-mmap -o "$d/a.data" -p "$pid" -- sleep 0.3 \
@@ -207,8 +207,8 @@ if [ "$perf_ok" = 1 ]; then
 	run "$EBID" audit --running --pid "$pid" --json
 	record_stop
 	json=$out
-	mmaps=$(perf script --show-mmap-events -i "$d/k.data" 2>/dev/null | grep 'PERF_RECORD_MMAP2' | grep ' r-xp /')
-	mm=$(grep " r-xp $SCRATCH/v1.bin\$" <<<"$mmaps" | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p' | head -n 1)
+	mm=$(perf script --show-mmap-events -i "$d/k.data" 2>/dev/null | grep 'PERF_RECORD_MMAP2' |
+		grep " r-xp $SCRATCH/v1.bin\$" | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p' | head -n 1)
 	expect_eq "perf's MMAP2 id of v1" "$mm" "$id1"
 	expect_eq "audit's kernel id of v1" "$(field "$json" "$pid" "$SCRATCH/v1.bin" kernel_id)" "$mm"
 	kill -9 "$pid"
@@ -224,7 +224,7 @@ if [ "$perf_ok" = 1 ]; then
 		expect_eq "$p: audit's kernel id is perf's" "$(field "$json" "$pid" "$p" kernel_id)" "$mid"
 		n=$((n + 1))
 	done < <(perf script --show-mmap-events -i "$d/c.data" 2>/dev/null | grep 'PERF_RECORD_MMAP2' |
-		grep ' r-xp /' | grep -v 'perf$')
+		grep " $pid/$pid: " | grep ' r-xp /')
 	expect_true "sleep and its libraries compared ($n)" test "$n" -ge 2
 fi
 t_skip_if "$perf_record_why"
@@ -290,10 +290,10 @@ t_end
 t_begin "two different programs with one id: duplicate, both"
 d4=$SCRATCH/dup
 mkdir -p "$d4"
-build v1 "$d4/one"
-build v2 "$d4/two"
-expect_exit 0 "$EBID" inject --id=0xfeedfacefeedface "$d4/one"
-expect_exit 0 "$EBID" inject --id=0xfeedfacefeedface "$d4/two"
+cp "$SCRATCH/v1.bin" "$d4/one"
+cp "$d/app" "$d4/two"
+expect_exit 0 "$EBID" inject -f --id=0xfeedfacefeedfacefeedfacefeedfacefeedface "$d4/one"
+expect_exit 0 "$EBID" inject -f --id=0xfeedfacefeedfacefeedfacefeedfacefeedface "$d4/two"
 start "$d4/one" idle
 pa=$pid
 start "$d4/two" idle
