@@ -192,7 +192,7 @@ if [ "$perf_ok" = 1 ]; then
 		>"$SCRATCH/.perf.out" 2>&1
 	mm=$(perf script --show-mmap-events -i "$d/a.data" 2>/dev/null | grep 'PERF_RECORD_MMAP2' |
 		grep "r-xp $SCRATCH/v1.bin\$" | head -n 1)
-	expect_match "perf's MMAP2 of the attached process" "$mm" "r-xp $SCRATCH/v1.bin"
+	expect_match "perf's MMAP2 of the attached process: the id of the file at the path" "$mm" "<$id1>\]: r-xp $SCRATCH/v1.bin"
 	echo "# perf record -p, MMAP2: ${mm##*: \[}"
 	run "$EBID" audit --running --pid "$pid" --json
 	expect_eq "audit's kernel id" "$(field "$out" "$pid" "$SCRATCH/v1.bin" kernel_id)" "$id1"
