@@ -49,6 +49,14 @@ accepts() {
 	link:--debug-dir* | link:--perf-cache*) ;;
 	link:*) place=("--debug-dir=$SCRATCH/dd") ;;
 	esac
+	case "$cmd:$1" in
+	audit:--running | audit:--pid=* | audit:--rescue)
+		# audit --running takes no FILE: judged on this shell's process.
+		run "$EBID" audit "$@" --running --pid=$$ --debug-dir="$SCRATCH/dd"
+		expect_true "$cmd $*: exit status 0 or 1 (64: the option was refused: $err)" \
+			test "$rc" -le 1
+		return ;;
+	esac
 	run "$EBID" "$cmd" "$@" ${place[@]+"${place[@]}"} "$SCRATCH/no-such-file"
 	expect_eq "$cmd $*: exit status (64: the option was refused: $err)" "$rc" 2
 	expect_match "$cmd $*: stderr" "$err" "'$SCRATCH/no-such-file': $cmd: cannot open"
@@ -70,6 +78,7 @@ opt_value() {
 	--debug-dir=) printf '%s\n' "--debug-dir=$SCRATCH/dd" ;;
 	--perf-cache=) printf '%s\n' "--perf-cache=$SCRATCH/pc" ;;
 	--debug-file=) printf '%s\n' "--debug-file=$SCRATCH/df" ;;
+	--pid=) printf '%s\n' "--pid=$$" ;;
 	*) printf '%s\n' "$1" ;;
 	esac
 }
