@@ -276,6 +276,9 @@ expect_eq "verdict" "$(field "$out" "$pid3" "$d3/app" verdict)" invisible
 expect_eq "kernel id" "$(field "$out" "$pid3" "$d3/app" kernel_id)" null
 expect_eq "section id" "$(field "$out" "$pid3" "$d3/app" section_id)" 0123456789abcdef0123456789abcdef01234567
 expect_match "fix" "$(field "$out" "$pid3" "$d3/app" fix)" 'inject\) and restart'
+EBID_NO_PROCMAP_QUERY=1 run "$EBID" audit --running --pid "$pid3" --json
+expect_eq "fallback: verdict" "$(field "$out" "$pid3" "$d3/app" verdict)" invisible
+expect_eq "fallback: kernel id from" "$(field "$out" "$pid3" "$d3/app" kernel_id_from)" first-page
 kill "$pid3"
 expect_exit 0 "$EBID" inject "$d3/app"
 start "$d3/app" idle
@@ -360,6 +363,35 @@ for n in 1 2 3 4 5; do
 	expect_true "scan $n: one JSON document" python3 -c 'import json,sys; json.load(sys.stdin)' <<<"$out"
 done
 wait "$churn"
+t_end
+
+t_begin "a mapping replaced between two reads: no crash, no error, a clear line"
+python3 -c '
+import mmap, os, sys, time
+files = [os.open(f, os.O_RDONLY) for f in sys.argv[1:]]
+end = time.time() + 4
+i = 0
+print("mapping", flush=True)
+while time.time() < end:
+    m = mmap.mmap(files[i % 2], 0, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+    time.sleep(0.0005)
+    m.close()
+    i += 1
+' "$SCRATCH/v1.bin" "$d/app" >"$SCRATCH/.mapper" 2>&1 &
+mapper=$!
+kids+=("$mapper")
+for n in $(seq 50); do [ -s "$SCRATCH/.mapper" ] && break; sleep 0.05; done
+seen=
+for n in $(seq 30); do
+	run "$EBID" audit --running --pid "$mapper"
+	t_check
+	case $rc in 0 | 1) ;; *) t_fail "scan $n: exit $rc: $(head -c 300 "$SCRATCH/.err")" ;; esac
+	[ -z "$err" ] || t_fail "scan $n: stderr: $err"
+	grep -q 'the mapping changed during the scan' <<<"$out" && seen=1
+done
+wait "$mapper"
+echo "# a mapping changed between the maps and the query: ${seen:-never} in 30 scans"
+expect_true "the mapper's scans ran" test "$n" = 30
 t_end
 
 # --- unprivileged ---------------------------------------------------------------------
