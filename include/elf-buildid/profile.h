@@ -146,7 +146,7 @@ enum ebid_path_state {
 	EBID_PATH_SAME_ID,      /* another file, with the same id */
 	EBID_PATH_OTHER_ID,     /* another file, with another id or none */
 	EBID_PATH_NONE,         /* nothing at the path */
-	EBID_PATH_NA,           /* the vDSO: no path */
+	EBID_PATH_NA,           /* the vDSO, a memfd: no path */
 };
 
 enum ebid_live_verdict {

@@ -450,6 +450,17 @@ static void judge_path(int rootfd, struct ebid_mapped_file *f)
 		f->path_state = f->vdso ? EBID_PATH_NA : EBID_PATH_NONE;
 		return;
 	}
+	/*
+	 * A memfd (runc's cloned binary, a sealed copy) was never at a
+	 * path: the maps call it "/memfd:NAME (deleted)". Profilers can
+	 * resolve it by id only.
+	 */
+	if (f->deleted && !strncmp(f->path, "/memfd:", 7)) {
+		f->path_state = EBID_PATH_NA;
+		snprintf(f->detail, sizeof(f->detail),
+			 "a memfd: no path, found by id only");
+		return;
+	}
 	fd = open_in_root(rootfd, f->path);
 	if (fd < 0) {
 		f->path_state = EBID_PATH_NONE;
