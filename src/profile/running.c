@@ -574,6 +574,22 @@ static void read_comm(int pfd, struct ebid_proc *p)
 	p->comm[strcspn(p->comm, "\n")] = '\0';
 }
 
+/* Whether the process has exited, though not reaped yet (a zombie). */
+static bool exited(int pfd)
+{
+	char buf[512], *paren;
+	int fd = openat(pfd, "stat", O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (got <= 0)
+		return true;
+	buf[got] = '\0';
+	paren = strrchr(buf, ')');
+	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
 /*
  * One process into r: 1 when it went away, 2 when it maps nothing (a
  * kernel thread), 0 when it is a result, a negative code on a real error.
@@ -601,7 +617,7 @@ static int scan_pid(struct scan *s, struct ebid_running *r, pid_t pid)
 		goto out;
 	}
 	if (!p.error && !p.nfiles)
-		ret = 2;
+		ret = exited(pfd) ? 1 : 2;
 	if (gone_errno(-p.error) || (!p.error && !p.nfiles))
 		goto out;
 	nv = realloc(r->procs, (r->nprocs + 1) * sizeof(*nv));
