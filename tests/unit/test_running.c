@@ -94,6 +94,7 @@ int main(void)
 	struct ebid_running_opts o = { 0 };
 	char err[EBID_ERRLEN];
 	pid_t gone[2];
+	siginfo_t si;
 	int st;
 
 	scan_self(false);
@@ -108,6 +109,8 @@ int main(void)
 		_exit(0);
 	}
 	kill(gone[1], SIGKILL);
+	/* Waits for it to exit, leaving it a zombie (not reaped). */
+	waitid(P_PID, (id_t)gone[1], &si, WEXITED | WNOWAIT);
 	o.pids = gone;
 	o.npids = 2;
 	ok(ebid_running_scan(&r, &o, err, sizeof(err)) == 0,
