@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "elf-buildid.h"
 
@@ -159,6 +160,14 @@ size_t ebid_note_section(const struct ebid_elf *elf);
  * out: they come and go while other runs work.
  */
 bool ebid_is_own_file(const char *name);
+
+/*
+ * ebid_open_locked(), also saying whether the open itself failed (with
+ * the open's errno), rather than its lock or a check after it.
+ */
+int ebid_open_locked_step(const struct ebid_at *at, int flags,
+			  bool exclusive, long timeout_ms, struct stat *st,
+			  bool *open_failed, char *err, size_t errlen);
 
 /* Whether hex is a build-id in hex: 2 to 2 * EBID_MAX_ID hex digits. */
 bool ebid_is_hex_id(const char *hex);

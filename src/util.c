@@ -31,6 +31,7 @@ const char *ebid_strerror(int code)
 	case EBID_ECHANGED: return "file changed while it was being processed";
 	case EBID_EVERIFY: return "self-check of the output failed";
 	case EBID_ELOCKED: return "locked by another process";
+	case EBID_ENOTPROG: return "not a program or shared library";
 	case EBID_EBUS: return "file shrank or could not be read while mapped";
 	default: return strerror(code < 0 ? -code : code);
 	}

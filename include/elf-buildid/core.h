@@ -33,6 +33,7 @@
 #define EBID_ECHANGED 4005      /* file changed while we worked on it */
 #define EBID_EVERIFY 4006       /* our own output failed self-verification */
 #define EBID_ELOCKED 4007       /* another process held the file's lock */
+#define EBID_ENOTPROG 4008      /* ELF, but not a program or shared library */
 #define EBID_EBUS 4100          /* a mapped window could not be read */
 
 /* The text for a negative (or positive) errno or EBID_E* code. */
@@ -386,7 +387,8 @@ struct ebid_job {
 	bool preserve_times;            /* keep atime and mtime */
 	bool in_place;                  /* edit the inode (journal first) */
 	bool skip_non_programs;         /* tree mode: objects etc. skipped */
-	const char *skipped;            /* set (static) when skipped */
+	const char *skipped;            /* when skipped: why (skip_why) */
+	char skip_why[128];
 	/* results */
 	struct ebid_plan plan;
 	unsigned char id[EBID_MAX_ID];
@@ -409,10 +411,12 @@ int ebid_content_id(int fd, const struct ebid_elf *elf,
 
 /*
  * Whether elf is something that carries a build-id: an executable or a
- * shared library with loadable contents. Otherwise *why says what it is
- * (relocatable object, core file, separate debug file, ...).
+ * shared library with loadable contents. 0, or -EBID_ENOTPROG with err
+ * saying what it is (relocatable object, core file, separate debug
+ * file, ...).
  */
-bool ebid_elf_is_program(const struct ebid_elf *elf, const char **why);
+int ebid_elf_check_program(const struct ebid_elf *elf, char *err,
+			   size_t errlen);
 
 /*
  * The file name in the .gnu_debuglink section of the file open at fd, if

@@ -138,45 +138,33 @@ static int open_debug(struct linking *k)
 }
 
 /*
- * --debug-dir: the file, or its debug file, at DIR/.build-id/xx/rest.debug,
- * and with a debug file DIR/.build-id/xx/rest pointing to the binary.
+ * Places the file by its id (ebid_place_by_id): --debug-dir takes the
+ * binary's debug file where it has one (and a symlink to the binary),
+ * --perf-cache the binary in perf's layout. *dest: the last one placed.
  */
-static int link_debug_dir(struct linking *k, char **dest)
+static int link_to(struct linking *k, enum ebid_id_dir kind, char **dest)
 {
 	const struct cli *cli = k->cli;
+	bool debug = kind == EBID_ID_DEBUG_DIR;
 	struct ebid_placing p = {
-		.kind = EBID_ID_DEBUG_DIR, .dirfd = cli->debug_dirfd,
-		.dir = cli->debug_dir, .hex = k->id, .bin_path = k->real,
+		.kind = kind,
+		.dirfd = debug ? cli->debug_dirfd : cli->perf_cachefd,
+		.dir = debug ? cli->debug_dir : cli->perf_cache,
+		.hex = k->id,
+		.bin_path = k->real,
 	};
-	int dfd, ret;
+	int dfd = debug ? open_debug(k) : NO_DEBUG_FILE, ret;
 
-	dfd = open_debug(k);
 	if (dfd == -1)
 		return -1;
 	p.debug_file = dfd >= 0;
+	free(*dest);
+	*dest = NULL;
 	ret = ebid_place_by_id(dfd >= 0 ? dfd : k->fd, &p, dest, k->err,
 			       sizeof(k->err)) ? -1 : 0;
 	if (dfd >= 0)
 		close(dfd);
 	return ret;
-}
-
-/*
- * --perf-cache: perf's layout, DIR/<abs path>/<id>/{debug,elf} and a
- * DIR/.build-id/xx/rest symlink to ../../<abs path>/<id>.
- */
-static int link_perf_cache(struct linking *k, char **dest)
-{
-	const struct cli *cli = k->cli;
-	struct ebid_placing p = {
-		.kind = EBID_ID_PERF_CACHE, .dirfd = cli->perf_cachefd,
-		.dir = cli->perf_cache, .hex = k->id, .bin_path = k->real,
-	};
-
-	free(*dest);
-	*dest = NULL;
-	return ebid_place_by_id(k->fd, &p, dest, k->err, sizeof(k->err)) ? -1
-									   : 0;
 }
 
 /*
@@ -187,7 +175,7 @@ static int open_bin(struct linking *k, const struct ebid_walk_entry *e,
 		    struct result *r)
 {
 	const struct cli *cli = k->cli;
-	const char *why;
+	char why[EBID_ERRLEN];
 	int ret;
 
 	ret = ebid_walk_entry_at(e, &k->bin, k->err, sizeof(k->err));
@@ -205,7 +193,7 @@ static int open_bin(struct linking *k, const struct ebid_walk_entry *e,
 	}
 	if (ret)
 		return -1;
-	if (!ebid_elf_is_program(&k->elf, &why)) {
+	if (ebid_elf_check_program(&k->elf, why, sizeof(why))) {
 		snprintf(cli->recursive ? r->msg : k->err,
 			 cli->recursive ? sizeof(r->msg) : sizeof(k->err), "%s",
 			 why);
@@ -241,9 +229,9 @@ static void link_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	ebid_at_init(&k.bin);
 	ret = open_bin(&k, e, r);
 	if (!ret && cli->debug_dirfd >= 0)
-		ret = link_debug_dir(&k, &dest);
+		ret = link_to(&k, EBID_ID_DEBUG_DIR, &dest);
 	if (!ret && cli->perf_cachefd >= 0)
-		ret = link_perf_cache(&k, &dest);
+		ret = link_to(&k, EBID_ID_PERF_CACHE, &dest);
 	if (ret > 0) {
 		r->outcome = OUT_SKIPPED;
 	} else if (ret < 0) {

@@ -216,15 +216,14 @@ static void check_content(const struct cli *cli, struct result *r, int fd,
 static int verify_open(const struct cli *cli, const struct ebid_walk_entry *e,
 		       struct ebid_elf *elf, struct result *r)
 {
-	char err[EBID_ERRLEN];
-	const char *why;
+	char err[EBID_ERRLEN], why[EBID_ERRLEN];
 	struct stat st;
 	int fd, ret;
 
 	memset(&st, 0, sizeof(st));
 	fd = open_entry(cli, e, &st, err, sizeof(err));
 	ret = fd < 0 ? fd : ebid_elf_open_fd(elf, fd, err, sizeof(err));
-	if (!ret && ebid_elf_is_program(elf, &why)) {
+	if (!ret && !ebid_elf_check_program(elf, why, sizeof(why))) {
 		fill_elf_facts(r, elf);
 		return fd;
 	}

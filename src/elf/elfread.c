@@ -1055,7 +1055,8 @@ int ebid_elf_open_fd(struct ebid_elf *elf, int fd, char *err, size_t errlen)
 	return ebid_elf_read(elf, &src, err, errlen);
 }
 
-bool ebid_elf_is_program(const struct ebid_elf *elf, const char **why)
+int ebid_elf_check_program(const struct ebid_elf *elf, char *err,
+			   size_t errlen)
 {
 	bool loadable = false, alloc_bytes = false;
 	size_t i;
@@ -1065,22 +1066,21 @@ bool ebid_elf_is_program(const struct ebid_elf *elf, const char **why)
 	case ET_DYN:
 		break;
 	case ET_REL:
-		*why = "relocatable object (or kernel module), not a program";
-		return false;
+		return ebid_err(err, errlen, -EBID_ENOTPROG,
+				"relocatable object (or kernel module), not a program");
 	case ET_CORE:
-		*why = "core file, not a program";
-		return false;
+		return ebid_err(err, errlen, -EBID_ENOTPROG,
+				"core file, not a program");
 	default:
-		*why = "ELF file of an unknown type";
-		return false;
+		return ebid_err(err, errlen, -EBID_ENOTPROG,
+				"ELF file of an unknown type");
 	}
 	for (i = 0; i < elf->phnum; i++)
 		if (elf->phdrs[i].type == PT_LOAD && elf->phdrs[i].filesz)
 			loadable = true;
-	if (!loadable) {
-		*why = "no loadable segment (not a program or shared library)";
-		return false;
-	}
+	if (!loadable)
+		return ebid_err(err, errlen, -EBID_ENOTPROG,
+				"no loadable segment (not a program or shared library)");
 	/* objcopy --only-keep-debug leaves allocated sections as NOBITS. */
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
@@ -1089,11 +1089,10 @@ bool ebid_elf_is_program(const struct ebid_elf *elf, const char **why)
 		    s->type != SHT_NOTE)
 			alloc_bytes = true;
 	}
-	if (elf->shnum > 1 && !alloc_bytes) {
-		*why = "separate debug file (allocated sections are empty)";
-		return false;
-	}
-	return true;
+	if (elf->shnum > 1 && !alloc_bytes)
+		return ebid_err(err, errlen, -EBID_ENOTPROG,
+				"separate debug file (allocated sections are empty)");
+	return 0;
 }
 
 const char *ebid_machine_name(uint16_t machine)

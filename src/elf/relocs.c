@@ -754,65 +754,62 @@ static void describe(const struct ebid_relref *r, const uint64_t *to,
 		 dest);
 }
 
-const char *ebid_relocs_refuse(const struct ebid_elf *elf, uint64_t lo,
-			       uint64_t hi, const char *what, char *buf,
-			       size_t len)
+int ebid_relocs_refuse(const struct ebid_elf *elf, uint64_t lo, uint64_t hi,
+		       const char *what, char *err, size_t errlen)
 {
 	uint64_t wlo = 0, whi = 0;
 	char d[EBID_ERRLEN / 2];
 	size_t i, k;
 
 	if (!elf->relocs_read || elf->relocs_over ||
-	    (lo < hi && (!window(elf, &wlo, &whi) || lo < wlo || hi > whi))) {
-		snprintf(buf, len,
-			 "the relocations are not all known (more than %d apply in or point into the first page, a relocation table lies outside the file or its segments, or the dynamic table is unreadable)",
-			 EBID_RELOCS_MAX);
-		return buf;
-	}
+	    (lo < hi && (!window(elf, &wlo, &whi) || lo < wlo || hi > whi)))
+		return ebid_err(err, errlen, -EBID_ENOROOM,
+				"the relocations are not all known (more than %d apply in or point into the first page, a relocation table lies outside the file or its segments, or the dynamic table is unreadable)",
+				EBID_RELOCS_MAX);
 	for (i = 0; i < elf->nrelocs; i++) {
 		const struct ebid_relref *r = &elf->relocs[i];
 
 		if (r->applied && r->at >= lo && r->at < hi) {
 			describe(r, NULL, d, sizeof(d));
-			snprintf(buf, len, "a relocation is applied inside %s %s",
-				 what, d);
-			return buf;
+			return ebid_err(err, errlen, -EBID_ENOROOM,
+					"a relocation is applied inside %s %s",
+					what, d);
 		}
 		for (k = 0; k < r->nto; k++)
 			if (r->to[k] >= lo && r->to[k] < hi) {
 				describe(r, &r->to[k], d, sizeof(d));
-				snprintf(buf, len, "a relocation points into %s %s",
-					 what, d);
-				return buf;
+				return ebid_err(err, errlen, -EBID_ENOROOM,
+						"a relocation points into %s %s",
+						what, d);
 			}
 	}
-	return NULL;
+	return 0;
 }
 
-const char *ebid_relocs_check_moved(const struct ebid_elf *old,
-				    const struct ebid_elf *new,
-				    const struct ebid_plan *plan, char *buf,
-				    size_t len)
+int ebid_relocs_check_moved(const struct ebid_elf *old,
+			    const struct ebid_elf *new,
+			    const struct ebid_plan *plan, char *err,
+			    size_t errlen)
 {
 	uint64_t lo, size;
+	int ret;
 
 	if (plan->actions & EBID_ACT_MOVE_NOTE) {
-		if (!plan->moved_shndx || plan->moved_shndx >= old->shnum) {
-			snprintf(buf, len, "the moved note is not a section of the input");
-			return buf;
-		}
+		if (!plan->moved_shndx || plan->moved_shndx >= old->shnum)
+			return ebid_err(err, errlen, -EBID_EVERIFY,
+					"the moved note is not a section of the input");
 		lo = old->shdrs[plan->moved_shndx].addr;
 		size = plan->moved_size;
 	} else if (plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) {
-		if (plan->grown_load >= old->phnum) {
-			snprintf(buf, len, "the grown PT_LOAD is not one of the input");
-			return buf;
-		}
+		if (plan->grown_load >= old->phnum)
+			return ebid_err(err, errlen, -EBID_EVERIFY,
+					"the grown PT_LOAD is not one of the input");
 		lo = old->phdrs[plan->grown_load].vaddr + plan->head_from;
 		size = plan->head_size;
 	} else {
-		return NULL;
+		return 0;
 	}
-	return ebid_relocs_refuse(new, lo, lo + size,
-				  "the moved bytes' old place", buf, len);
+	ret = ebid_relocs_refuse(new, lo, lo + size,
+				 "the moved bytes' old place", err, errlen);
+	return ret ? -EBID_EVERIFY : 0;
 }

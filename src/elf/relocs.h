@@ -42,23 +42,23 @@ int ebid_relocs_read(struct ebid_elf *elf, const struct ebid_src *src,
 		     char *err, size_t errlen);
 
 /*
- * Why the addresses [lo, hi) of elf may not move: a relocation is applied
- * inside them or points into them (what names them in the sentence), or
- * the relocations are not all known. NULL when none; else buf, filled.
+ * Whether the addresses [lo, hi) of elf may move: 0, or -EBID_ENOROOM
+ * with err saying why not (a relocation is applied inside them or points
+ * into them, what naming them in the sentence, or the relocations are
+ * not all known).
  */
-const char *ebid_relocs_refuse(const struct ebid_elf *elf, uint64_t lo,
-			       uint64_t hi, const char *what, char *buf,
-			       size_t len);
+int ebid_relocs_refuse(const struct ebid_elf *elf, uint64_t lo, uint64_t hi,
+		       const char *what, char *err, size_t errlen);
 
 /*
  * The self-check of a moving plan's output (new, relocations read): no
  * relocation of it is applied in, or points into, the old addresses of
- * what moved (the bytes the move released). NULL, or buf saying what is
- * wrong.
+ * what moved (the bytes the move released). 0, or -EBID_EVERIFY with err
+ * saying what is wrong.
  */
-const char *ebid_relocs_check_moved(const struct ebid_elf *old,
-				    const struct ebid_elf *new,
-				    const struct ebid_plan *plan, char *buf,
-				    size_t len);
+int ebid_relocs_check_moved(const struct ebid_elf *old,
+			    const struct ebid_elf *new,
+			    const struct ebid_plan *plan, char *err,
+			    size_t errlen);
 
 #endif

@@ -366,9 +366,9 @@ static int lock_timed_out(const struct stat *st, long timeout_ms, char *err,
 			who, secs);
 }
 
-int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
-		     long timeout_ms, struct stat *st, char *err,
-		     size_t errlen)
+int ebid_open_locked_step(const struct ebid_at *at, int flags,
+			  bool exclusive, long timeout_ms, struct stat *st,
+			  bool *open_failed, char *err, size_t errlen)
 {
 	long long deadline = timeout_ms < 0 ? -1 : ebid_now_ms() + timeout_ms;
 	int fd = -1, ret, rounds;
@@ -389,6 +389,7 @@ int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
 			if (errno == ELOOP)
 				return ebid_err(err, errlen, ret,
 						"is a symlink (replaced during the run?); not followed");
+			*open_failed = true;
 			return ebid_err(err, errlen, ret, "cannot open: %s",
 					strerror(errno));
 		}
@@ -431,4 +432,14 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	return ret;
+}
+
+int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
+		     long timeout_ms, struct stat *st, char *err,
+		     size_t errlen)
+{
+	bool open_failed = false;
+
+	return ebid_open_locked_step(at, flags, exclusive, timeout_ms, st,
+				     &open_failed, err, errlen);
 }

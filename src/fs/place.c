@@ -276,6 +276,9 @@ static int place_debug_dir(int in_fd, const struct ebid_placing *p,
 	if (ret)
 		return ebid_err(err, errlen, ret, "'%.80s' is not a build-id in hex",
 				p->hex);
+	if (p->debug_file && (!p->bin_path || p->bin_path[0] != '/'))
+		return ebid_err(err, errlen, -EINVAL,
+				"a debug file's binary needs its absolute path");
 	if (asprintf(dest, "%s/%s", p->dir, rel) < 0) {
 		*dest = NULL;
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");

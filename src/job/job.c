@@ -94,15 +94,16 @@ static int open_input(struct ebid_job *job, bool in_place, struct stat *st,
 		      char *err, size_t errlen)
 {
 	/* Only a run that writes the file itself excludes the others. */
-	bool exclusive = !job->dry_run && !job->output;
+	bool exclusive = !job->dry_run && !job->output, open_failed = false;
 	int fd, ret;
 
-	fd = ebid_open_locked(job->at, in_place ? O_RDWR : O_RDONLY,
-			      exclusive, job->lock_timeout_ms, st, err, errlen);
+	fd = ebid_open_locked_step(job->at, in_place ? O_RDWR : O_RDONLY,
+				   exclusive, job->lock_timeout_ms, st,
+				   &open_failed, err, errlen);
 	if (fd == -ETXTBSY)
 		return ebid_err(err, errlen, fd,
 				"cannot open for in-place writing: file is being executed (without --in-place it is replaced by rename instead)");
-	if (fd < 0 && in_place && !strncmp(err, "cannot open: ", 13))
+	if (fd < 0 && in_place && open_failed)
 		return ebid_err(err, errlen, fd,
 				"cannot open for in-place writing: %s",
 				strerror(-fd));
@@ -191,14 +192,19 @@ static int read_and_plan(struct ebid_job *job, const struct ebid_src *src,
 	int ret = ebid_elf_read(&job->elf, src, err, errlen);
 
 	if (ret == -EBID_ENOTELF && job->skip_non_programs) {
-		job->skipped = "not an ELF file";
+		snprintf(job->skip_why, sizeof(job->skip_why),
+			 "not an ELF file");
+		job->skipped = job->skip_why;
 		return 0;
 	}
 	if (ret)
 		return ret;
 	if (job->skip_non_programs &&
-	    !ebid_elf_is_program(&job->elf, &job->skipped))
+	    ebid_elf_check_program(&job->elf, job->skip_why,
+				   sizeof(job->skip_why)) == -EBID_ENOTPROG) {
+		job->skipped = job->skip_why;
 		return 0;
+	}
 	ret = ebid_plan_make(&job->plan, &job->elf, &job->opts, err,
 			     errlen);
 	if (ret)
