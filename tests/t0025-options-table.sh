@@ -116,7 +116,7 @@ accepted() {
 	case "$meta" in
 	-) ;;
 	ALG) opt+="=sha1" ;; 0xHEX) opt+="=0x0102" ;; MODE) opt+="=off" ;;
-	N | SECONDS) opt+="=1" ;; GLOB) opt+="=x" ;; DIR) opt+="=$SCRATCH/dir" ;;
+	N | SECONDS | PID) opt+="=1" ;; GLOB) opt+="=x" ;; DIR) opt+="=$SCRATCH/dir" ;;
 	OUT | FILE | F) opt+="=$SCRATCH/out" ;;
 	*) got="the test has no value for $meta"; return ;;
 	esac
@@ -128,6 +128,9 @@ accepted() {
 	0:--help:* | 0:--version:*) got=yes ;;
 	2:*"'$SCRATCH/no-such-file': $cmd: cannot open"*) got=yes ;;
 	64:*"does not apply to '$cmd'"*) got=no ;;
+	# Taken, then refused by audit's own rules: --running (which --pid
+	# implies) takes no FILE, --rescue needs --running.
+	64:*"audit --running takes no FILE"* | 64:*"--rescue is for audit --running"*) got=yes ;;
 	esac
 }
 

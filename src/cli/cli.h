@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "elf-buildid.h"
 
@@ -45,6 +46,9 @@ struct cli {
 	int debug_dirfd, perf_cachefd;  /* held open by cmd_link */
 	/* audit */
 	bool debuginfod;                /* also ask DEBUGINFOD_URLS */
+	bool running, rescue;           /* audit --running, --rescue */
+	pid_t *pids;                    /* --pid, in order given */
+	size_t npids;
 };
 
 #define MAX_CHECKS 10
@@ -132,6 +136,8 @@ int cmd_show(const struct cli *cli, char **args, int nargs);
 int cmd_verify(const struct cli *cli, char **args, int nargs);
 int cmd_link(const struct cli *cli, char **args, int nargs);
 int cmd_audit(const struct cli *cli, char **args, int nargs);
+/* audit --running: the files running processes map, looked for in pl. */
+int cmd_running(const struct cli *cli, const struct ebid_places *pl);
 
 /*
  * Output helpers (report.c). A report file (manifest, JUnit) is written

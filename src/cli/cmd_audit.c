@@ -384,6 +384,8 @@ int cmd_audit(const struct cli *cli, char **args, int nargs)
 	int i, status = EXIT_OK;
 
 	places_init(cli, &pl, dienv);
+	if (cli->running)
+		return cmd_running(cli, &pl.lib);
 	if (cli->json)
 		printf("{\"profiles\": [");
 	for (i = 0; i < nargs; i++) {

@@ -5,9 +5,25 @@
 
 #include "cli/options.h"
 
+/* Every command but audit --running needs a FILE (or PROFILE). */
+static int need_files(const struct cli *cli, int nfiles)
+{
+	if (nfiles < 1)
+		return usage_error("%s: no FILE given", cli->command);
+	return EXIT_OK;
+}
+
+/* show. */
+static int check_files(const struct cli *cli, int nfiles)
+{
+	return need_files(cli, nfiles);
+}
+
 /* inject, reserve and backfill. */
 static int check_job(const struct cli *cli, int nfiles)
 {
+	if (nfiles < 1)
+		return need_files(cli, nfiles);
 	if (cli->output && (nfiles != 1 || cli->recursive))
 		return usage_error("%s", "-o takes exactly one FILE and no -r");
 	if (cli->in_place && cli->output)
@@ -19,7 +35,8 @@ static int check_job(const struct cli *cli, int nfiles)
 
 static int check_verify(const struct cli *cli, int nfiles)
 {
-	(void)nfiles;
+	if (nfiles < 1)
+		return need_files(cli, nfiles);
 	if (cli->opts.alg_given && !cli->content_hash)
 		return usage_error("%s", "--hash is for verify --content-hash");
 	return EXIT_OK;
@@ -27,6 +44,8 @@ static int check_verify(const struct cli *cli, int nfiles)
 
 static int check_link(const struct cli *cli, int nfiles)
 {
+	if (nfiles < 1)
+		return need_files(cli, nfiles);
 	if (cli->perf_cache && cli->perf_default_cache)
 		return usage_error("%s", "--perf-cache=DIR and --perf-default-cache exclude each other");
 	if (!cli->debug_dir && !cli->perf_cache && !cli->perf_default_cache)
@@ -34,6 +53,19 @@ static int check_link(const struct cli *cli, int nfiles)
 	if (cli->debug_file && (nfiles != 1 || cli->recursive || !cli->debug_dir))
 		return usage_error("%s", "--debug-file takes one FILE, no -r, and --debug-dir");
 	return EXIT_OK;
+}
+
+/* audit PROFILE..., or audit --running (--pid implies it) with none. */
+static int check_audit(const struct cli *cli, int nfiles)
+{
+	if (cli->rescue && !cli->running)
+		return usage_error("%s", "--rescue is for audit --running");
+	if (cli->rescue && !cli->debug_dir && !cli->perf_cache)
+		return usage_error("%s", "--rescue needs --debug-dir=DIR or --perf-cache=DIR");
+	if (cli->running)
+		return nfiles ? usage_error("%s", "audit --running takes no FILE")
+			      : EXIT_OK;
+	return need_files(cli, nfiles);
 }
 
 const struct command commands[CMD_COUNT] = {
@@ -67,7 +99,7 @@ const struct command commands[CMD_COUNT] = {
 		"print the GNU and Go build-ids and where they lie",
 		"Print each file's GNU build-id, where its note lies, whether "
 		"the kernel can see it, and its Go build-id. Writes nothing.",
-		NULL },
+		check_files },
 	[CMD_VERIFY] = {
 		"verify", cmd_verify, 0, false, "FILE...",
 		"the CI gate: id present, in its section, 1-20 bytes, non-zero, "
@@ -86,14 +118,17 @@ const struct command commands[CMD_COUNT] = {
 		"Needs --debug-dir, --perf-cache or --perf-default-cache.",
 		check_link },
 	[CMD_AUDIT] = {
-		"audit", cmd_audit, 0, false, "PROFILE...",
+		"audit", cmd_audit, 0, false, "{PROFILE... | --running [--pid=PID]...}",
 		"for each binary with samples in a profile (perf.data or "
 		"pprof), whether a report made now names the right functions",
 		"For every binary with samples in each PROFILE (perf.data or "
 		"pprof, gzip'd or not), say whether a report made now names "
 		"the right functions: ok, stale, unsafe, wrong, gone or skip, "
-		"with a fix. Exit status 1 when one is not ok.",
-		NULL },
+		"with a fix. With --running (or --pid), judge instead each "
+		"file the running processes map executable: ok, invisible, "
+		"replaced, duplicate or unreadable (docs/profiling.md, \"On a "
+		"live host\"). Exit status 1 when one is not ok.",
+		check_audit },
 };
 
 const struct command *command_find(const char *name)

@@ -3,6 +3,7 @@
  * getopt tables, the "does not apply" check, each command's help. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,25 @@ static int set_lock_timeout(struct cli *cli, const char *arg)
 	return EXIT_OK;
 }
 
+static int set_pid(struct cli *cli, const char *arg)
+{
+	pid_t *nv;
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || n < 1 || n > INT_MAX)
+		return usage_error("--pid takes a process id, not '%s'", arg);
+	nv = realloc(cli->pids, (cli->npids + 1) * sizeof(*nv));
+	if (!nv)
+		return usage_error("%s", "out of memory");
+	nv[cli->npids++] = (pid_t)n;
+	cli->pids = nv;
+	cli->running = true; /* --pid implies --running */
+	return EXIT_OK;
+}
+
 static int set_help(struct cli *cli, const char *arg)
 {
 	(void)arg;
@@ -195,6 +215,16 @@ static const struct opt_row rows[] = {
 		 "--debug-dir)" } } },
 	{ "debuginfod", 0, NULL, C(AUDIT), false, NULL, AT(debuginfod),
 	  { { 0, "also ask the servers in DEBUGINFOD_URLS" } } },
+	{ "running", 0, NULL, C(AUDIT), false, NULL, AT(running),
+	  { { 0, "no PROFILE: judge the running processes instead, each file "
+		 "they map executable (ok, invisible, replaced, duplicate, "
+		 "unreadable; docs/profiling.md)" } } },
+	{ "pid", 0, "PID", C(AUDIT), false, set_pid, 0,
+	  { { 0, "only this process (repeatable; implies --running)" } } },
+	{ "rescue", 0, NULL, C(AUDIT), false, NULL, AT(rescue),
+	  { { 0, "with --running and --debug-dir or --perf-cache: place each "
+		 "mapped file that has an id and no findable copy there by id, "
+		 "read from the mapping itself" } } },
 	{ "recursive", 'r', NULL, JOB | C(VERIFY) | C(LINK), true, NULL,
 	  AT(recursive),
 	  { { 0, "FILE may be a directory: walk it (non-programs skipped)" } } },
@@ -363,9 +393,7 @@ int options_parse(struct cli *cli, const struct command *cmd, int argc,
 		if (ret)
 			return ret;
 	}
-	if (argc - optind < 1)
-		return usage_error("%s: no FILE given", cmd->name);
-	return cmd->check ? cmd->check(cli, argc - optind) : EXIT_OK;
+	return cmd->check(cli, argc - optind);
 }
 
 /*
