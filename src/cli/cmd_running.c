@@ -232,8 +232,9 @@ static void print_text(const struct cli *cli, const struct ebid_running *r,
 		for (k = 0; k < p->nfiles && !cli->quiet; k++)
 			print_file(p, &p->files[k], &lv[i][k]);
 	}
-	printf("%zu processes (%zu unreadable, %zu exited during the scan), %zu files:",
-	       r->nprocs, unreadable_procs, r->gone, nfiles);
+	printf("%zu process%s (%zu unreadable, %zu exited during the scan), %zu file%s:",
+	       r->nprocs, r->nprocs == 1 ? "" : "es", unreadable_procs, r->gone,
+	       nfiles, nfiles == 1 ? "" : "s");
 	for (k = 0; k < EBID_LIVE_NVERDICTS; k++)
 		printf(" %s %zu%s", ebid_live_verdict_word((enum ebid_live_verdict)k),
 		       counts[k], k + 1 < EBID_LIVE_NVERDICTS ? "," : "");
