@@ -20,8 +20,8 @@
 #    independent reading finds the moved run's old place zero but for the
 #    new program header and the note.
 #
-# The shapes come from build/matrix (t0300, t0301 or make matrix); run
-# alone without it, the cases that need it skip. Case 3 needs clang and lld.
+# The shapes come from build/matrix; need_shapes builds those missing (a
+# few seconds). Case 3 needs clang and lld.
 . "$(dirname "$0")/lib.sh"
 require_tool
 
@@ -37,6 +37,7 @@ if ! have python3 || ! have readelf; then
 	t_skip "$T_NAME" "needs python3 and readelf"
 	t_done
 fi
+need_shapes "$shlib" "$pie" c-gcc-lld-pie-nobuildid
 
 # What loading a library with the loader prints, and its exit status.
 load() { # FILE

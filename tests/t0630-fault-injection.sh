@@ -83,6 +83,8 @@ run_scenario show
 
 # A bfd executable without a build-id, whose plan moves a note (move-note):
 # its symbols are read, by the plan and by the self-check.
+# Both shapes are built here when missing (need_shapes, a few seconds).
+need_shapes c-gcc-bfd-pie-nobuildid c-gcc-lld-pie-nobuildid
 movenote=${EBID_MATRIX:-$TOP/build/matrix}/c-gcc-bfd-pie-nobuildid
 if [ -f "$movenote" ]; then
 	fixture=$movenote label="move-note "
