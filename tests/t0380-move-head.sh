@@ -23,27 +23,32 @@
 #
 # The shapes come from build/matrix. In make test this script checks an
 # lld executable (insert-gap and move-head) and a bfd library (its dynamic
-# tables move), built here if missing (need_shapes); t0381, in the slow
-# tier, sources it with EBID_SHAPES=all after t0300 and t0301 have built
-# the matrix, and checks every shape below.
+# tables move), built here if missing (need_shapes); in the slow tier,
+# after t0300 and t0301 have built the matrix, t0381 sources it with
+# EBID_SHAPES=exe (every executable shape below) and t0382 with
+# EBID_SHAPES=lib (every library shape): two scripts, that each fits the
+# timeout on a loaded machine.
 . "$(dirname "$0")/lib.sh"
 require_tool
 
 matrix=${EBID_MATRIX:-$TOP/build/matrix}
-if [ "${EBID_SHAPES:-}" = all ]; then
+case "${EBID_SHAPES:-}" in
+exe)
 	shapes=(c-gcc-lld-pie-nobuildid c-gcc-lld-nopie-nobuildid
 		c-clang-lld-pie-nobuildid c-clang-lld-nopie-nobuildid
 		c-gcc-mold-pie-nobuildid c-gcc-mold-nopie-nobuildid
 		c-clang-mold-pie-nobuildid c-clang-mold-nopie-nobuildid
-		go-amd64-linkext-nobuildid go-amd64-cgo-external-nobuildid
-		c-gcc-bfd-shlib-nobuildid c-gcc-gold-shlib-nobuildid
+		go-amd64-linkext-nobuildid go-amd64-cgo-external-nobuildid)
+	;;
+lib)
+	shapes=(c-gcc-bfd-shlib-nobuildid c-gcc-gold-shlib-nobuildid
 		c-gcc-lld-shlib-nobuildid c-gcc-mold-shlib-nobuildid
 		c-clang-bfd-shlib-nobuildid c-clang-gold-shlib-nobuildid
 		c-clang-lld-shlib-nobuildid c-clang-mold-shlib-nobuildid
 		go-amd64-cshared-nobuildid)
-else
-	shapes=(c-gcc-lld-pie-nobuildid c-gcc-bfd-shlib-nobuildid)
-fi
+	;;
+*) shapes=(c-gcc-lld-pie-nobuildid c-gcc-bfd-shlib-nobuildid) ;;
+esac
 # Loads a library (dlopen), calls it and says "loader: done".
 loader=$matrix/loader
 # The shape whose --in-place refusal is checked (one with insert-gap).
