@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (crafted hostile move-head inputs over matrix shapes)
+# after: t0300-matrix-build-a t0301-matrix-build-b
 # move-head (docs/build-id.md, "Moving .interp and the notes") against the
 # inputs of an adversarial review (fixed in 2c21356), crafted by
 # tests/robust/craft_movehead.py from build/matrix shapes:
