@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Runs elf-buildid's tests: the C unit binaries in $EBID_BUILD/unit/ (if
-# any), then builds the Go fixtures and runs every tests/t[0-9]*.sh. All of
-# them print TAP; this counts the results and ends with the line
+# Runs elf-buildid's tests: builds the Go fixtures, then runs the C unit
+# binaries in $EBID_BUILD/unit/ (if any) and every tests/t[0-9]*.sh of the
+# tier asked for (below). All of them print TAP; this counts the results
+# and ends with the line
 #   N passed, N failed[, N skipped]
 # and exits non-zero when anything failed. A skipped test is never counted
 # as passed; a script that dies, times out or prints no result is a failure.
