@@ -82,12 +82,20 @@ case "$tier" in
 	;;
 esac
 
-# tier_of FILE: the tier of a script ("# tier: slow" in its header) or of
-# a unit binary (fast).
+# tier_of FILE: the tier of a script (its header's first "# tier:" line,
+# else fast) or of a unit binary (fast). A word other than fast or slow
+# stops the run: a script of no tier would silently never run.
 tier_of() {
+	local t=
 	case "$1" in
-	*.sh) sed -n '1,40{s/^# tier: \([a-z]*\).*/\1/p}' "$1" | grep -m1 . || echo fast ;;
-	*) echo fast ;;
+	*.sh) t=$(sed -n '1,40{/^# tier: /{s/^# tier: \([^ ]*\).*/\1/p;q}}' "$1") ;;
+	esac
+	case "${t:-fast}" in
+	fast | slow) echo "${t:-fast}" ;;
+	*)
+		echo "tests/run.sh: $1: unknown tier '$t' (fast or slow)" >&2
+		exit 64
+		;;
 	esac
 }
 
@@ -154,9 +162,12 @@ if [ $# -gt 0 ]; then
 	scripts=()
 	units=()
 	for f in "$@"; do
-		if [ -n "$tier" ] && [ "$tier" != all ] && [ -f "$f" ] &&
-			[ "$(tier_of "$f")" != "$tier" ]; then
-			echo "tests/run.sh: $f is not in the $tier tier (its tier: $(tier_of "$f"))" >&2
+		t=fast
+		if [ -f "$f" ]; then
+			t=$(tier_of "$f") || exit 64
+		fi
+		if [ -n "$tier" ] && [ "$tier" != all ] && [ "$t" != "$tier" ]; then
+			echo "tests/run.sh: $f is not in the $tier tier (its tier: $t)" >&2
 			exit 64
 		fi
 		case "$f" in
@@ -169,7 +180,8 @@ else
 	scripts=()
 	for f in "$top"/tests/t[0-9]*.sh; do
 		[ -f "$f" ] || continue
-		[ "$tier" = all ] || [ "$(tier_of "$f")" = "$tier" ] && scripts+=("$f")
+		t=$(tier_of "$f") || exit 64
+		[ "$tier" = all ] || [ "$t" = "$tier" ] && scripts+=("$f")
 	done
 	units=()
 	if [ "$tier" != slow ]; then
