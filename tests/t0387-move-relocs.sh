@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (cross builds for seven targets, and the matrix shapes)
+# after: t0300-matrix-build-a t0301-matrix-build-b
 # The moving strategies (move-note, move-head, docs/build-id.md) and
 # relocations: a relocation whose result points into what would move, or
 # that the loader applies inside it, makes inject refuse, name the
