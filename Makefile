@@ -86,7 +86,7 @@ CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
-.PHONY: FORCE all deps test unit check-tests demo install install-debhelper uninstall bench fuzz clean format
+.PHONY: FORCE all deps test check-slow unit check-tests demo install install-debhelper uninstall bench fuzz clean format
 
 all: $(BUILD)/elf-buildid $(BUILD)/elf-buildid.1
 
@@ -126,10 +126,20 @@ deps:
 
 unit: $(UNIT_BINS)
 
+# Two tiers (tests/run.sh, "# tier:" in each script's header): `make test`
+# runs the unit tests and the fast scripts, a few minutes; `make
+# check-slow` the slow ones (the matrix builds and the checks over every
+# shape, valgrind, the long fuzzing, the kill campaign, the release
+# artifacts). CI runs both (.ci/run).
 test: DEPS_GROUPS = test
 test: deps
 	$(Q)$(MAKE) --no-print-directory all unit
-	$(Q)EBID_BUILD=$(BUILD) tests/run.sh
+	$(Q)EBID_BUILD=$(BUILD) tests/run.sh --tier=fast
+
+check-slow: DEPS_GROUPS = test
+check-slow: deps
+	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)EBID_BUILD=$(BUILD) tests/run.sh --tier=slow
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

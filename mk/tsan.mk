@@ -12,7 +12,8 @@
 # (its --jobs 2 is the driver's, the tool runs one file at a time) and t0620
 # (valgrind cannot run a TSan binary; it skips only for ASan and UBSan).
 TSAN_TESTS := tests/t0520-kit-package-hook.sh tests/t0540-install-tree.sh \
-	tests/t0630-fault-injection.sh tests/t0640-kill.sh \
+	tests/t0630-fault-injection.sh tests/t0631-fault-injection-moves.sh \
+	tests/t0640-kill.sh \
 	tests/t0700-concurrency.sh tests/t0710-hostile-tree.sh \
 	build/tsan/unit/test_at
 

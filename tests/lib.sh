@@ -328,6 +328,26 @@ build_locked() {
 	flock "$TOP/build/.lock-$name" "$@"
 }
 
+# need_shapes NAME...: the compatibility-matrix shapes NAME... in
+# ${EBID_MATRIX:-build/matrix}, as a block of its own. Those missing are
+# built (scripts/build-matrix.sh, under the matrix lock; a few seconds for
+# the C shapes), so that a script of the fast tier needs no full matrix and
+# skips nothing; one still missing then fails the block. A shape already
+# there is used as it is (t0300 and t0301, in the slow tier, rebuild what
+# is out of date).
+need_shapes() {
+	local dir=${EBID_MATRIX:-$TOP/build/matrix} s missing=()
+	t_begin "matrix shapes built: $*"
+	for s in "$@"; do [ -s "$dir/$s" ] || missing+=("$s"); done
+	if [ ${#missing[@]} -gt 0 ]; then
+		expect_exit 0 build_locked matrix "$TOP/scripts/build-matrix.sh" "${missing[@]}"
+		missing=()
+		for s in "$@"; do [ -s "$dir/$s" ] || missing+=("$s"); done
+	fi
+	expect_eq "shapes missing from $dir" "${missing[*]-}" ""
+	t_end
+}
+
 # copy_fixture VARIANT [DEST]: a private, writable copy; prints its path.
 copy_fixture() {
 	local dest=${2:-$SCRATCH/$1}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Runs elf-buildid's tests: the C unit binaries in $EBID_BUILD/unit/ (if
-# any), then builds the Go fixtures and runs every tests/t[0-9]*.sh. All of
-# them print TAP; this counts the results and ends with the line
+# Runs elf-buildid's tests: builds the Go fixtures, then runs the C unit
+# binaries in $EBID_BUILD/unit/ (if any) and every tests/t[0-9]*.sh of the
+# tier asked for (below). All of them print TAP; this counts the results
+# and ends with the line
 #   N passed, N failed[, N skipped]
 # and exits non-zero when anything failed. A skipped test is never counted
 # as passed; a script that dies, times out or prints no result is a failure.
@@ -13,24 +14,30 @@
 # scripts in ALONE below run with nothing else running. The longest
 # programs of the last run (build/tests/.durations) are started first.
 #
-# Usage: tests/run.sh [-q] [-j N] [tests/tNNNN-what.sh | UNIT-BINARY ...]
+# Two tiers, each script's declared once in its own header: a line
+#   # tier: slow
+# puts it in the slow tier (make check-slow: the matrix builds and the
+# checks over every shape, valgrind, the long fuzzing, the kill campaign,
+# the release artifacts); every other script, and the unit binaries, are
+# the fast tier (make test). A line
+#   # after: t0300-matrix-build-a t0301-matrix-build-b
+# makes a script start only when those scripts of the same run have ended
+# (a script named there that is not in the run is not waited for).
+#
+# Usage: tests/run.sh [-q] [-j N] [--tier=fast|slow|all]
+#                     [tests/tNNNN-what.sh | UNIT-BINARY ...]
 #   -q    print only failures, skips and the summary
 #   -j N  run N programs at once (default: $EBID_TEST_JOBS, else the
 #         number of CPUs); -j 1 runs them one after another
+#   --tier=T  the programs of tier T: with no program named, the unit
+#         binaries and scripts of that tier (default fast); with programs
+#         named, T must be theirs (default all: what is named runs)
 # Environment: EBID_BUILD (default build), EBID (the binary under test),
 #   EBID_TEST_TIMEOUT (seconds per script, default 600: a script may first
 #   wait for another's build of a shared fixture), EBID_TEST_JOBS
 set -u
 set -o pipefail
 
-# grep_q [GREP-OPTIONS] PATTERN: grep -q on standard input, but reading all
-# of it first. "producer | grep_q" under pipefail fails at random when grep
-# exits at its first match and the producer then dies of SIGPIPE.
-grep_q() {
-	local in
-	in=$(cat)
-	grep -q "$@" <<<"$in"
-}
 export LC_ALL=C
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -48,10 +55,12 @@ timeout_s=${EBID_TEST_TIMEOUT:-600}
 ALONE=(t0700-concurrency t0710-hostile-tree)
 
 quiet=0
+tier=
 jobs=${EBID_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-q) quiet=1 ;;
+	--tier=*) tier=${1#--tier=} ;;
 	-j) jobs=${2:-}; shift ;;
 	-j*) jobs=${1#-j} ;;
 	*) break ;;
@@ -65,6 +74,38 @@ case "$jobs" in
 	;;
 esac
 
+case "$tier" in
+'' | fast | slow | all) ;;
+*)
+	echo "tests/run.sh: --tier wants fast, slow or all (got '$tier')" >&2
+	exit 64
+	;;
+esac
+
+# tier_of FILE: the tier of a script (its header's first "# tier:" line,
+# else fast) or of a unit binary (fast). A word other than fast or slow
+# stops the run: a script of no tier would silently never run.
+tier_of() {
+	local t=
+	case "$1" in
+	*.sh) t=$(sed -n '1,40{/^# tier: /{s/^# tier: \([^ ]*\).*/\1/p;q}}' "$1") ;;
+	esac
+	case "${t:-fast}" in
+	fast | slow) echo "${t:-fast}" ;;
+	*)
+		echo "tests/run.sh: $1: unknown tier '$t' (fast or slow)" >&2
+		exit 64
+		;;
+	esac
+}
+
+# after_of FILE: the scripts FILE's "# after:" line names.
+after_of() {
+	case "$1" in
+	*.sh) sed -n '1,40{s/^# after: //p}' "$1" ;;
+	esac
+}
+
 passed=0
 failed=0
 skipped=0
@@ -73,6 +114,11 @@ slowest=()
 logdir=$top/build/tests
 mkdir -p "$logdir"
 
+# The TAP directives, matched in lower case by bash itself: a grep per
+# line cost a fork for each of the suite's thousands of results.
+todo_or_skip='#[[:space:]]*(todo|skip)'
+skip_re='#[[:space:]]*skip'
+
 # count NAME < TAP: tally one program's TAP output, echoing it.
 count() {
 	local name=$1 line last_bad=0
@@ -80,7 +126,7 @@ count() {
 		case "$line" in
 		"not ok"*)
 			last_bad=1
-			if printf '%s' "$line" | grep_q -iE '#[[:space:]]*(TODO|SKIP)'; then
+			if [[ ${line,,} =~ $todo_or_skip ]]; then
 				skipped=$((skipped + 1))
 				[ "$quiet" = 1 ] && echo "$name: $line"
 			else
@@ -91,7 +137,7 @@ count() {
 			;;
 		"ok"*)
 			last_bad=0
-			if printf '%s' "$line" | grep_q -iE '#[[:space:]]*SKIP'; then
+			if [[ ${line,,} =~ $skip_re ]]; then
 				skipped=$((skipped + 1))
 				[ "$quiet" = 1 ] && echo "$name: $line"
 			else
@@ -112,23 +158,37 @@ names=()    # unit/NAME or the script's name
 progs=()    # the file to run
 if [ $# -gt 0 ]; then
 	# Shell tests by their .sh name; anything else is a TAP program.
+	# Named programs: all of them run; with --tier, each must be of it.
 	scripts=()
 	units=()
 	for f in "$@"; do
+		t=fast
+		if [ -f "$f" ]; then
+			t=$(tier_of "$f") || exit 64
+		fi
+		if [ -n "$tier" ] && [ "$tier" != all ] && [ "$t" != "$tier" ]; then
+			echo "tests/run.sh: $f is not in the $tier tier (its tier: $t)" >&2
+			exit 64
+		fi
 		case "$f" in
 		*.sh) scripts+=("$f") ;;
 		*) units+=("$f") ;;
 		esac
 	done
 else
+	tier=${tier:-fast}
 	scripts=()
 	for f in "$top"/tests/t[0-9]*.sh; do
-		[ -f "$f" ] && scripts+=("$f")
+		[ -f "$f" ] || continue
+		t=$(tier_of "$f") || exit 64
+		[ "$tier" = all ] || [ "$t" = "$tier" ] && scripts+=("$f")
 	done
 	units=()
-	for f in "$build"/unit/*; do
-		[ -f "$f" ] && [ -x "$f" ] && units+=("$f")
-	done
+	if [ "$tier" != slow ]; then
+		for f in "$build"/unit/*; do
+			[ -f "$f" ] && [ -x "$f" ] && units+=("$f")
+		done
+	fi
 fi
 for u in ${units[@]+"${units[@]}"}; do
 	names+=("unit/$(basename "$u")")
@@ -140,13 +200,21 @@ for s in ${scripts[@]+"${scripts[@]}"}; do
 done
 total=${#names[@]}
 
-if [ ${#scripts[@]} -gt 0 ]; then
-	if ! "$top/scripts/build-fixtures.sh"; then
+# The Go fixtures, before any program starts: the scripts use the default
+# set, and the unit test_plan also plans the cross-built existing-386 and
+# existing-s390x (32-bit, big-endian), which it would otherwise find
+# missing whenever it starts before t0010 has built them.
+fixture_sets=()
+[ ${#scripts[@]} -gt 0 ] || [ ${#units[@]} -gt 0 ] && fixture_sets+=("")
+[ ${#units[@]} -gt 0 ] && fixture_sets+=("existing-386 existing-s390x")
+for set in ${fixture_sets[@]+"${fixture_sets[@]}"}; do
+	# shellcheck disable=SC2086 # the set is words
+	if ! "$top/scripts/build-fixtures.sh" $set; then
 		failed=$((failed + 1))
-		failures+=("scripts/build-fixtures.sh failed")
-		echo "not ok - scripts/build-fixtures.sh failed"
+		failures+=("scripts/build-fixtures.sh $set failed")
+		echo "not ok - scripts/build-fixtures.sh $set failed"
 	fi
-fi
+done
 
 log_of() { local n=${names[$1]}; echo "$logdir/${n//\//-}.tap"; }
 
@@ -237,26 +305,73 @@ report() {
 	fi
 }
 
+# waits_for[I]: the indexes of the programs of this run that program I
+# starts after (its "# after:" line).
+waits_for=()
+declare -A index_of=()
+for ((i = 0; i < total; i++)); do index_of[${names[$i]}]=$i; done
+for ((i = 0; i < total; i++)); do
+	w=
+	for a in $(after_of "${progs[$i]}"); do
+		[ -n "${index_of[$a]:-}" ] && w="$w ${index_of[$a]}"
+	done
+	waits_for[i]=$w
+done
+
+# ready I: every program I waits for has ended.
+ready() {
+	local j
+	for j in ${waits_for[$1]}; do
+		[ "${done_[j]:-0}" = 1 ] || return 1
+	done
+}
+
+# stuck I: program I cannot start: what it waits for waits, directly or
+# not, for something that waits for it. It ends as a failure, unrun.
+stuck() {
+	local i=$1 log
+	log=$(log_of "$i")
+	echo "not ok 1 - ${names[$i]} never started: the '# after:' lines of this run wait in a cycle" >"$log"
+	: >"$log.stderr"
+	echo "1 0 0" >"$log.rc"
+	done_[i]=1
+}
+
 pids=()     # the background shell of program I
 done_=()    # 1 when program I has ended
 running=()  # the indexes of the programs running
 durations=()
-next=0      # the next index into order to start
+pending=(${order[@]+"${order[@]}"}) # the programs not started yet, in start order
 shown=0     # the programs reported so far, in name order
 alone_running=0
 while [ "$shown" -lt "$total" ]; do
-	# Start what may start.
-	while [ "$next" -lt "$total" ] && [ "$alone_running" = 0 ] &&
+	# Start what may start: the first pending programs whose turn has
+	# come (an alone script waits for an empty machine, and nothing
+	# starts beside it).
+	while [ ${#pending[@]} -gt 0 ] && [ "$alone_running" = 0 ] &&
 		[ ${#running[@]} -lt "$jobs" ]; do
-		i=${order[$next]}
-		if is_alone "$i"; then
-			[ ${#running[@]} -eq 0 ] || break
-			alone_running=1
-		fi
+		pick=-1
+		for k in "${!pending[@]}"; do
+			i=${pending[$k]}
+			ready "$i" || continue
+			if is_alone "$i" && [ ${#running[@]} -gt 0 ]; then
+				break
+			fi
+			pick=$k
+			break
+		done
+		[ "$pick" -ge 0 ] || break
+		i=${pending[$pick]}
+		unset 'pending[pick]'
+		pending=(${pending[@]+"${pending[@]}"})
+		is_alone "$i" && alone_running=1
 		start "$i"
 		running+=("$i")
-		next=$((next + 1))
 	done
+	if [ ${#running[@]} -eq 0 ] && [ ${#pending[@]} -gt 0 ]; then
+		for i in "${pending[@]}"; do stuck "$i"; done
+		pending=()
+	fi
 	# Wait for one to end (its .rc is written just before it exits).
 	if [ ${#running[@]} -gt 0 ]; then
 		wait -n 2>/dev/null

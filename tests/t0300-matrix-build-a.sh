@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (the matrix's Go builds, minutes from a cold Go cache)
 # Issue 3, part 1 of the matrix build: Go internal linking for 386, amd64,
 # arm, arm64, loong64 and the four MIPS (with amd64's cgo, external and
 # c-shared shapes, whose names start go-amd64). A cold Go cache compiles

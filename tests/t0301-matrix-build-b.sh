@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (the rest of the matrix's builds)
 # Issue 3, part 2 of the matrix build: every shape t0300 did not build (Go
 # for ppc64, ppc64le, riscv64 and s390x; C from gcc and clang with GNU ld,
 # gold, lld and mold, hello-world and real-size; the crafted files), and a

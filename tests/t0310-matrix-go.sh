@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (compat-matrix over every Go shape)
 # Issue 3: elf-buildid over Go's internal linking for every GOARCH: each
 # shape is injected, backfilled or repaired with every independent check
 # passing (never refused); big-endian and 32-bit files pass them byte-exactly;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (compat-matrix over the cgo and external-linking shapes)
 # Issue 3: elf-buildid over Go cgo (internal and external linking),
 # -linkmode=external with and without --build-id, and -buildmode=c-shared:
 # a linker id is left alone byte-identical, a reserved one backfilled, and

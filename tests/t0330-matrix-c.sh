@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (compat-matrix over every C shape)
 # Issue 3: elf-buildid over C programs and shared libraries from gcc and
 # clang with GNU ld, gold, lld and mold: static, dynamic, PIE and not, with
 # and without --build-id. Linker ids (lld's 8 bytes too) are left alone

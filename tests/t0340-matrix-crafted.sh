@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (compat-matrix over the crafted shapes)
 # Issue 3: elf-buildid over crafted files: no section headers (handled
 # through program headers, or refused clearly), extended numbering (e_shnum
 # 0, SHN_XINDEX, PN_XNUM) read and written correctly, .shstrtab at the end

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (the matrix's checker made to fail)
 # Issue 3: the matrix checks can fail. scripts/compat-matrix is run with a
 # fake elf-buildid that damages files, lies about the id, or refuses
 # sloppily; each lie must be caught by the check meant for it, so a green

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (every matrix shape's plan)
+# after: t0300-matrix-build-a t0301-matrix-build-b
 # Issue 13, item 10: the planner's placements over every compatibility-matrix
 # shape are pinned. tests/golden/dry-run/NAME.txt holds what
 # `inject --dry-run` and `inject --dry-run --hash=md5` print for

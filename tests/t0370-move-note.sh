@@ -9,15 +9,22 @@
 # record show it, the program runs, a second run changes nothing, and
 # --no-move refuses as before.
 #
-# The shapes come from build/matrix (t0300, t0301 or make matrix); run
-# alone without it, this script skips.
+# The shapes come from build/matrix. In make test this script checks one
+# shape, built here if missing (need_shapes); t0371, in the slow tier,
+# sources it with EBID_SHAPES=all after t0300 and t0301 have built the
+# matrix, and checks every bfd and gold shape.
 . "$(dirname "$0")/lib.sh"
 require_tool
 
 matrix=${EBID_MATRIX:-$TOP/build/matrix}
-shapes=(c-gcc-bfd-pie-nobuildid c-gcc-bfd-nopie-nobuildid
-	c-gcc-bfd-static-nobuildid c-clang-bfd-pie-nobuildid
-	c-gcc-gold-pie-nobuildid c-clang-gold-nopie-nobuildid)
+if [ "${EBID_SHAPES:-}" = all ]; then
+	shapes=(c-gcc-bfd-pie-nobuildid c-gcc-bfd-nopie-nobuildid
+		c-gcc-bfd-static-nobuildid c-clang-bfd-pie-nobuildid
+		c-gcc-gold-pie-nobuildid c-clang-gold-nopie-nobuildid)
+else
+	shapes=(c-gcc-bfd-pie-nobuildid)
+fi
+need_shapes "${shapes[@]}"
 
 # The program headers but the one at index SKIP..., one per line.
 phdrs_but() { # FILE INDEX...
@@ -33,10 +40,7 @@ perf_ok=0
 perf_record_works && perf_ok=1
 
 for s in "${shapes[@]}"; do
-	if [ ! -f "$matrix/$s" ]; then
-		t_skip "$s: move-note" "$matrix/$s not built (make matrix)"
-		continue
-	fi
+	[ -f "$matrix/$s" ] || continue # need_shapes failed
 	orig=$SCRATCH/$s.orig
 	f=$SCRATCH/$s
 	cp "$matrix/$s" "$orig"

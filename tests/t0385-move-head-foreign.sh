@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (cross builds run under qemu)
 # move-head and insert-gap on foreign architectures, 32-bit and big-endian
 # files, with the 64 KiB segment alignment of their lld layouts:
 # fixtures/nolibc/hello.c (no C library, system calls only) linked by lld

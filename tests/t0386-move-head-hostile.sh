@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (crafted hostile move-head inputs over matrix shapes)
+# after: t0300-matrix-build-a t0301-matrix-build-b
 # move-head (docs/build-id.md, "Moving .interp and the notes") against the
 # inputs of an adversarial review (fixed in 2c21356), crafted by
 # tests/robust/craft_movehead.py from build/matrix shapes:
@@ -20,8 +22,8 @@
 #    independent reading finds the moved run's old place zero but for the
 #    new program header and the note.
 #
-# The shapes come from build/matrix (t0300, t0301 or make matrix); run
-# alone without it, the cases that need it skip. Case 3 needs clang and lld.
+# The shapes come from build/matrix; need_shapes builds those missing (a
+# few seconds). Case 3 needs clang and lld.
 . "$(dirname "$0")/lib.sh"
 require_tool
 
@@ -37,6 +39,7 @@ if ! have python3 || ! have readelf; then
 	t_skip "$T_NAME" "needs python3 and readelf"
 	t_done
 fi
+need_shapes "$shlib" "$pie" c-gcc-lld-pie-nobuildid
 
 # What loading a library with the loader prints, and its exit status.
 load() { # FILE

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (cross builds for seven targets, and the matrix shapes)
+# after: t0300-matrix-build-a t0301-matrix-build-b
 # The moving strategies (move-note, move-head, docs/build-id.md) and
 # relocations: a relocation whose result points into what would move, or
 # that the loader applies inside it, makes inject refuse, name the
@@ -18,7 +20,8 @@
 #    relocation in .rela.text/.rel.text).
 # 2. build/matrix shapes (bfd, gold: move-note, .note.ABI-tag as target;
 #    lld, mold, gold libraries: move-head, the first moved section, and
-#    .dynsym where move-head takes it, as target).
+#    .dynsym where move-head takes it, as target), built here when missing
+#    (need_shapes, a few seconds).
 . "$(dirname "$0")/lib.sh"
 require_tool
 
@@ -124,6 +127,7 @@ shapes=(c-gcc-bfd-pie-nobuildid c-gcc-gold-pie-nobuildid
 	c-gcc-lld-pie-nobuildid c-gcc-lld-shlib-nobuildid
 	c-gcc-mold-pie-nobuildid c-gcc-mold-shlib-nobuildid
 	c-gcc-gold-shlib-nobuildid)
+need_shapes "${shapes[@]}"
 for s in "${shapes[@]}"; do
 	if [ ! -f "$matrix/$s" ]; then
 		t_skip "$s: relocations into moved sections" "$matrix/$s not built (make matrix)"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (a whole Omnibus build)
 # scripts/omnibus/elf_buildid.rb (issue 5), run by ruby the way Omnibus runs
 # a software definition: the file is instance_eval'ed in a Software object,
 # its build block is evaluated in a cleanroom that exposes only Omnibus'

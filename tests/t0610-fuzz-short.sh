@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (a fuzzing campaign)
 # A short libFuzzer campaign (EBID_FUZZ_SECONDS, default 60) over the
 # library's in-memory path: tests/fuzz/fuzz_inject.c parses, plans every
 # mode, applies, re-reads and checks (ebid_check_result, only planned bytes

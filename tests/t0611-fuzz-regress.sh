@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (the fuzz harnesses' clang build)
 # Every input in tests/fuzz/regress/ (findings of fuzzing and of the corrupt
 # inputs, described in tests/fuzz/regress/README.md) is replayed: once
 # through each fuzz harness (fuzz_inject and fuzz_pprof: no finding, no

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (a fuzzing campaign)
 # A short libFuzzer campaign (EBID_FUZZ_PPROF_SECONDS, default 30) over the
 # profile readers: tests/fuzz/fuzz_pprof.c parses pprof profiles from
 # memory (ebid_pprof_parse; every binary has a path among the profile's

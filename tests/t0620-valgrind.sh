@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (memcheck, about 50 times slower)
 # valgrind memcheck on the core runs: inject (replace and --in-place), -n,
 # reserve + backfill, show and verify on every fixture, the small bases of
 # scripts/mkcorrupt.py and the regression inputs. Any memcheck error or
@@ -47,8 +48,10 @@ for f in "$TOP"/tests/fuzz/regress/*; do
 done
 # Small executables and a library whose plans move a note (move-note) or
 # the sections after the program headers (move-head, with insert-gap for
-# lld), when the matrix is built.
-for v in c-gcc-bfd-pie-nobuildid c-gcc-lld-pie-nobuildid c-gcc-bfd-shlib-nobuildid; do
+# lld), built when missing (need_shapes).
+movers=(c-gcc-bfd-pie-nobuildid c-gcc-lld-pie-nobuildid c-gcc-bfd-shlib-nobuildid)
+need_shapes "${movers[@]}"
+for v in "${movers[@]}"; do
 	f=${EBID_MATRIX:-$TOP/build/matrix}/$v
 	[ -f "$f" ] && inputs+=("$f")
 done

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (hundreds of SIGKILLed runs)
 # SIGKILL at random moments while inject rewrites a large file (a fixture
 # with 200 MiB appended; tests/robust/run_kills.py): the path always holds
 # the original or the complete new file, a rerun converges on the result
@@ -63,6 +64,7 @@ kills in-place "$inplace_runs" --in-place
 # copied to other offsets than they had. They are a section of their own
 # (objcopy --add-section): bytes appended past every section would make
 # the gap a refusal (an appended payload may name its own offsets).
+need_shapes c-gcc-lld-pie-nobuildid
 movehead=${EBID_MATRIX:-$TOP/build/matrix}/c-gcc-lld-pie-nobuildid
 if [ -f "$movehead" ]; then
 	python3 -c 'import sys

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (mounts, chattr, a running executable: about 40 CPU-seconds)
 # File-system edge cases of the write path: a running executable (writers
 # get ETXTBSY) is replaced by rename and keeps running unharmed; a
 # read-only directory, read-only file, read-only mount, immutable file

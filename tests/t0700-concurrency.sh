@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (rounds of racing runs, alone on the machine)
 # Issue 11, concurrent runs: 8 to 10 elf-buildid processes released at the
 # same moment (a fifo barrier) on one file, 24 rounds: inject only (replace,
 # --in-place, both), a mix of inject, reserve, verify, show and link, one

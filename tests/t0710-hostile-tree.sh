@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (200 racing runs, alone on the machine)
 # Issue 11, a tree someone else can write: while `inject -r`,
 # `inject -r -j 2 --in-place`, `link -r --debug-dir` and `verify -r` walk
 # TREE, a swapper keeps exchanging two directories inside it

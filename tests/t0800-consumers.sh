@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (every consumer over every kind of shape)
+# after: t0300-matrix-build-a t0301-matrix-build-b
 # (issue 12) The consumers of the id agree on it. For each shape below, a
 # copy is injected, then every consumer must report the id inject printed:
 # readelf -n, eu-readelf -n, eu-unstrip -n (libdwfl, as debuginfod), gdb,

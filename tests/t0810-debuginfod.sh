@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (real debuginfod servers)
 # A real symbol server, and a fleet of them (issue 12): elfutils' debuginfod
 # serving what elf-buildid places by id, judged by debuginfod-find, readelf,
 # eu-readelf, gdb, go tool pprof and pprof (google/pprof, built from

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (release tarballs)
 # make dist (issue 14, item 1): the tarball of a commit is the same bytes
 # from another clone path, another umask, TZ and locale; its listing has
 # owner 0, sorted names and the commit's mtime; gzip stores no name and no

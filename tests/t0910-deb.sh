@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (the .deb)
 # make deb (issue 14, item 2): the package made in a clone and the one made
 # from its release tarball, extracted elsewhere, are the same bytes; dpkg-deb -I shows the Depends that
 # dpkg-shlibdeps computes and that cover every library the binary needs

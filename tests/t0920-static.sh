@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (the static build)
 # make STATIC=1 (issue 14, item 3): build/static/elf-buildid is one fully
 # static file. It is built here (under a lock, into build/static/, never
 # over the dynamic build/elf-buildid), then copied with two Go fixtures,

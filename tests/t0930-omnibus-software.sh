@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (an Omnibus build from the tarball)
 # scripts/omnibus/software/elf-buildid.rb (issue 14, item 4): the Omnibus
 # software definition that builds the tool from the release tarball.
 # `make dist` (in a clone of HEAD) writes build/omnibus/elf-buildid.rb

@@ -13,11 +13,16 @@
  * codes. Placement itself (which offsets) is pinned by the golden --dry-run
  * files of tests/t0360-golden-dry-run.sh, not here.
  *
- * Usage: test_plan [FIXTURES-DIR [MATRIX-DIR]]
- * Defaults: $EBID_FIXTURES or build/fixtures (scripts/build-fixtures.sh),
- * $EBID_MATRIX or build/matrix (make matrix). Inputs that are missing are
- * skipped ("ok N - ... # SKIP"); the synthetic files built here and the
- * test binary itself (a C program from the host linker) are always there.
+ * Usage: test_plan [FIXTURES-DIR]
+ *        test_plan --matrix [MATRIX-DIR]
+ * The first form plans the synthetic files built here, the test binary
+ * itself (a C program from the host linker) and the fixtures, $EBID_FIXTURES
+ * or build/fixtures (scripts/build-fixtures.sh, which tests/run.sh runs
+ * first): `make test` runs it. The second plans the compatibility-matrix
+ * shapes below, $EBID_MATRIX or build/matrix: tests/t0302-plan-matrix.sh
+ * runs it in the slow tier, after t0300 and t0301 have built the matrix.
+ * An input that is missing is a failure, not a skip: each form runs only
+ * where its inputs are built.
  * With $EBID_TEST_DUMP set to a directory, the synthetic files are written
  * there too (to try the tool on them).
  */
@@ -58,19 +63,6 @@ __attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt,
 	vok(cond, fmt, ap);
 	va_end(ap);
 	return cond;
-}
-
-__attribute__((format(printf, 2, 3))) static void skip(const char *why,
-						       const char *fmt, ...)
-{
-	va_list ap;
-
-	n++;
-	printf("ok %d - ", n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf(" # SKIP %s\n", why);
 }
 
 __attribute__((format(printf, 1, 2))) static void diag(const char *fmt, ...)
@@ -1888,17 +1880,19 @@ static const char *dir_of(int argc, char **argv, int i, const char *env,
 	return e && *e ? e : def;
 }
 
-/* path's bytes into *b, or a skip line naming what is missing. */
+/*
+ * path's bytes into *b, or a failed test naming what is missing and what
+ * builds it (the tiers run each input's builder first: a missing input is
+ * a broken build, not something to skip).
+ */
 static bool input(const char *path, const char *what, struct buf *b)
 {
 	const char *why;
-	char reason[512];
 
 	*b = load(path, &why);
 	if (b->p)
 		return true;
-	snprintf(reason, sizeof(reason), "%s (%s)", why, what);
-	skip(reason, "%s", path);
+	ok(0, "%s: %s (%s)", path, why, what);
 	return false;
 }
 
@@ -2814,15 +2808,15 @@ static void self(void)
 
 int main(int argc, char **argv)
 {
-	const char *fx =
-	    dir_of(argc, argv, 1, "EBID_FIXTURES", "build/fixtures");
-	const char *mx = dir_of(argc, argv, 2, "EBID_MATRIX", "build/matrix");
-
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	synthetic();
-	self();
-	fixtures(fx);
-	matrix(mx);
+	if (argc > 1 && !strcmp(argv[1], "--matrix")) {
+		matrix(dir_of(argc, argv, 2, "EBID_MATRIX", "build/matrix"));
+	} else {
+		synthetic();
+		self();
+		fixtures(dir_of(argc, argv, 1, "EBID_FIXTURES",
+				"build/fixtures"));
+	}
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }
