@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (strip, eu-strip and objcopy --strip-debug over every Go variant, each run)
 # (f) strip, eu-strip and objcopy --strip-debug keep the note, its section
 # and its PT_NOTE in the first page: readelf -n and the kernel's reader
 # still give the id, and the stripped binary still runs.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (a Go project built by make through the kit: a whole extra build)
 # scripts/elf-buildid.mk (issue 5) in a Go project built by make, on
 # fixtures/hello: the hand-written rule with $(ELF_BUILDID_POST_LINK) and the
 # generated rule (elf-buildid-go-program, here for GOARCH=arm64) give ids

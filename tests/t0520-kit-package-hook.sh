@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (the package hook over a fake install tree; -r over trees stays fast in t0540)
 # scripts/package-hook.sh (issue 5) on a fake install tree: inject ->
 # objcopy --only-keep-debug -> strip -> objcopy --add-gnu-debuglink ->
 # link --debug-dir -> verify. The stripped binaries and their debug files
