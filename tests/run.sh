@@ -225,13 +225,17 @@ is_alone() {
 }
 
 # Start order: alone scripts first (nothing else runs then), then the
-# others, longest first by the last run's durations, else in name order.
+# others, longest first by the last run's durations (build/tests/
+# .durations), else by tests/durations (measured once, committed: a fresh
+# clone that ran nothing yet would otherwise start a long script last and
+# wait for it alone), else in name order.
 declare -A last_secs=()
-if [ -f "$logdir/.durations" ]; then
+for f in "$top/tests/durations" "$logdir/.durations"; do
+	[ -f "$f" ] || continue
 	while read -r secs name; do
 		[ -n "${name:-}" ] && last_secs[$name]=$secs
-	done <"$logdir/.durations"
-fi
+	done <"$f"
+done
 order=()
 for ((i = 0; i < total; i++)); do
 	is_alone "$i" && order+=("$i")

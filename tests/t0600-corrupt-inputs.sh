@@ -9,7 +9,7 @@
 # genuinely valid.
 #
 # make test runs a deterministic sample (EBID_CORRUPT_SAMPLE cases, default
-# 100, plus every note, hostile, non-ELF and special case), t0601 in the
+# 50, plus every note, hostile, non-ELF and special case), t0601 in the
 # slow tier the same with 600; make robust sets EBID_ROBUST_FULL=1 and runs
 # all of them, in shards to bound disk use.
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +17,7 @@ require_tool
 require_fixtures plain sw nobuildid
 
 full=${EBID_ROBUST_FULL:-0}
-sample=${EBID_CORRUPT_SAMPLE:-100}
+sample=${EBID_CORRUPT_SAMPLE:-50}
 shards=1
 [ "$full" = 1 ] && shards=${EBID_CORRUPT_SHARDS:-16}
 # The small bases in build/robust/small are shared with t0610 and t0620:
