@@ -287,6 +287,17 @@ file_state() { stat -c '%i %.9Y %s' -- "$1"; }
 
 # Checked before anything else: the tool and the fixtures must exist; their
 # absence is a failure, never a skip.
+# not_with_sanitizers WHAT WHY: ends the script with one skip when $EBID
+# is a sanitizer build (make SANITIZE=...): for a script whose checks never
+# run the tool under test (it builds its own from a clean clone or a
+# tarball), which the plain pass (make check-slow) ran already.
+not_with_sanitizers() {
+	if nm "$EBID" 2>/dev/null | grep '__asan_init\|__ubsan_handle\|__tsan_init' >/dev/null; then
+		t_skip "$1" "$EBID is a sanitizer build and $2; the plain pass ran it"
+		t_done
+	fi
+}
+
 require_tool() {
 	if [ ! -x "$EBID" ]; then
 		echo "not ok 1 - $EBID not built (run make)"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: slow (the checker tests/ebid.py against readelf, eu-readelf and the kernel on hand-edited files; every fast test uses the checker, this proves it)
 # The independent checker (tests/ebid.py) agrees with readelf, eu-readelf and
 # the real kernel on files we edit by hand, so that later tests can rely on it.
 . "$(dirname "$0")/lib.sh"

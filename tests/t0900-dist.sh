@@ -9,6 +9,7 @@
 # builds, prints that version, runs the unit tests and t0020, and installs.
 # The tarball is made in clones of $TOP's HEAD: commit before running this.
 . "$(dirname "$0")/lib.sh"
+not_with_sanitizers "make dist in two clones" "make dist packs and builds the sources in clones of its own"
 # The tarball is built as a user would: not with the flags of the make
 # that runs the tests (make test SANITIZE=... would send the build to
 # build/san/).

@@ -15,6 +15,7 @@
 # really installed, not forced), the binary runs with the host's libraries,
 # stamps a Go program and verifies it; dpkg -P then leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
+not_with_sanitizers "make deb in a clone" "make deb builds its own binary in a clone"
 require_deps ship
 require_fixtures plain
 

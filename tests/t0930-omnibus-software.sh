@@ -16,6 +16,7 @@
 # over http(s).)
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/kit-lib.sh"
+not_with_sanitizers "the Omnibus software definition" "Omnibus builds its own binary from the release tarball"
 require_deps ship
 kit_prelude
 
