@@ -458,7 +458,7 @@ static void judge_path(int rootfd, struct ebid_mapped_file *f)
 	if (f->deleted && !strncmp(f->path, "/memfd:", 7)) {
 		f->path_state = EBID_PATH_NA;
 		snprintf(f->detail, sizeof(f->detail),
-			 "a memfd: no path, found by id only");
+			 "a memfd, never at a path: profilers can find it by its id alone");
 		return;
 	}
 	fd = open_in_root(rootfd, f->path);
