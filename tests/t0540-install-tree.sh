@@ -265,4 +265,24 @@ for p in $(cd "$A/debug" && find . -type f | sort); do
 done
 t_end
 
+
+# A walk that finds nothing (an empty directory, or every file excluded, as
+# a packaging hook's -x may leave it) is a run with nothing to do, not an
+# error; under the sanitizers it once sorted a null array (qsort(NULL, 0)).
+t_begin "inject, verify and link -r over an empty tree and over one whose every file is excluded: exit 0, nothing written"
+mkdir -p "$SCRATCH/none/empty" "$SCRATCH/none/all-out"
+cp "$FIXTURES/plain" "$SCRATCH/none/all-out/hello-1"
+before=$(sha256sum "$SCRATCH/none/all-out/hello-1")
+for d in empty all-out; do
+	run "$EBID" inject -r --exclude='hello-*' "$SCRATCH/none/$d"
+	expect_eq "inject -r $d: exit" "$rc" 0
+	expect_match "inject -r $d: summary" "$err" 'summary: 0 injected, .* 0 failed'
+	run "$EBID" verify -r --exclude='hello-*' "$SCRATCH/none/$d"
+	expect_eq "verify -r $d: exit" "$rc" 0
+	run "$EBID" link -r --exclude='hello-*' --debug-dir="$SCRATCH/none/dbg" "$SCRATCH/none/$d"
+	expect_eq "link -r $d: exit" "$rc" 0
+done
+expect_eq "the excluded file is untouched" "$(sha256sum "$SCRATCH/none/all-out/hello-1")" "$before"
+t_end
+
 t_done

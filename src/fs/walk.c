@@ -429,6 +429,8 @@ void ebid_walk_finish(struct ebid_walk *w)
 {
 	size_t i, j;
 
+	if (!w->n) /* an empty walk: qsort(NULL, 0, ...) is undefined */
+		return;
 	qsort(w->v, w->n, sizeof(*w->v), by_inode_pref);
 	for (i = 0; i < w->n; i = j) {
 		struct ebid_walk_entry *first = &w->v[i];
