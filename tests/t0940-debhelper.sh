@@ -35,29 +35,8 @@ arch=$(dpkg --print-architecture)
 make_source() {
 	local d=$1
 	mkdir -p "$d/debian/source"
-	cat >"$d/main.go" <<'EOF'
-package main
-
-import (
-	"fmt"
-	"os"
-)
-
-//go:noinline
-func greetingFor(name string) string { return "hello, " + name }
-
-//go:noinline
-func shout(s string) string { return s + "!" }
-
-func main() {
-	name := "packager"
-	if len(os.Args) > 1 {
-		name = os.Args[1]
-	}
-	fmt.Println(shout(greetingFor(name)))
-}
-EOF
-	printf 'module example.org/hello-ebid\n\ngo 1.19\n' >"$d/go.mod"
+	# The package's program: fixtures/packaged (the same in t0940 and t0950).
+	cp "$TOP/fixtures/packaged/main.go" "$TOP/fixtures/packaged/go.mod" "$d/"
 	cat >"$d/debian/control" <<'EOF'
 Source: hello-ebid
 Section: devel

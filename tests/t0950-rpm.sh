@@ -65,29 +65,8 @@ rpm_build() {
 	local d=$1 cache=${3:-$GOCACHE}
 	rm -rf "$d"
 	mkdir -p "$d/SOURCES"
-	cat >"$d/SOURCES/main.go" <<'EOF'
-package main
-
-import (
-	"fmt"
-	"os"
-)
-
-//go:noinline
-func greetingFor(name string) string { return "hello, " + name }
-
-//go:noinline
-func shout(s string) string { return s + "!" }
-
-func main() {
-	name := "packager"
-	if len(os.Args) > 1 {
-		name = os.Args[1]
-	}
-	fmt.Println(shout(greetingFor(name)))
-}
-EOF
-	printf 'module example.org/hello-ebid\n\ngo 1.19\n' >"$d/SOURCES/go.mod"
+	# The package's program: fixtures/packaged (the same in t0940 and t0950).
+	cp "$TOP/fixtures/packaged/main.go" "$TOP/fixtures/packaged/go.mod" "$d/SOURCES/"
 	write_spec "$d/hello.spec" "$2"
 	GOCACHE=$cache rpmbuild -bb --load "$MACROS" --define "__elf_buildid $EBID" \
 		--define "_topdir $d" --define "_tmppath $d/tmp" "$d/hello.spec" >"$d/build.log" 2>&1
