@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Layout facts shared by the reader, the planner and the output check. */
 #include <elf.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "elf/layout.h"
@@ -48,6 +49,99 @@ long ebid_first_load(const struct ebid_phdr *phdrs, size_t phnum)
 		if (phdrs[i].type == PT_LOAD && !phdrs[i].offset)
 			return (long)i;
 	return -1;
+}
+
+/* The end of a PT_LOAD in memory rounded up to the page; false on a wrap. */
+static bool load_page_end(const struct ebid_phdr *ph, uint64_t page,
+			  uint64_t *end)
+{
+	uint64_t e = ph->vaddr + ph->memsz;
+
+	if (e < ph->vaddr || e + (page - 1) < e)
+		return false;
+	*end = (e + (page - 1)) & ~(page - 1);
+	return true;
+}
+
+/* One PT_LOAD's own rules (see ebid_loads_hold()). */
+static bool load_holds(const struct ebid_phdr *ph, size_t i, uint64_t page,
+		       char *why, size_t whylen)
+{
+	uint64_t end;
+
+	if (ph->filesz > ph->memsz) {
+		snprintf(why, whylen, "PT_LOAD [%zu]: p_filesz is larger than p_memsz", i);
+		return false;
+	}
+	if ((ph->vaddr - ph->offset) & (page - 1)) {
+		snprintf(why, whylen, "PT_LOAD [%zu]: p_offset 0x%llx and p_vaddr 0x%llx differ modulo the page",
+			 i, (unsigned long long)ph->offset,
+			 (unsigned long long)ph->vaddr);
+		return false;
+	}
+	if (!load_page_end(ph, page, &end)) {
+		snprintf(why, whylen, "PT_LOAD [%zu] wraps around the address space", i);
+		return false;
+	}
+	return true;
+}
+
+bool ebid_loads_hold(const struct ebid_phdr *phdrs, size_t phnum,
+		     uint64_t page, char *why, size_t whylen)
+{
+	const struct ebid_phdr *prev = NULL;
+	size_t i, pi = 0;
+	uint64_t end;
+
+	for (i = 0; i < phnum; i++) {
+		const struct ebid_phdr *ph = &phdrs[i];
+
+		if (ph->type != PT_LOAD || !ph->memsz)
+			continue;
+		if (!load_holds(ph, i, page, why, whylen))
+			return false;
+		if (prev && ph->vaddr < prev->vaddr) {
+			snprintf(why, whylen, "PT_LOAD [%zu] starts below PT_LOAD [%zu] (the loaders want them in address order)",
+				 i, pi);
+			return false;
+		}
+		if (prev && load_page_end(prev, page, &end) &&
+		    end > (ph->vaddr & ~(page - 1))) {
+			snprintf(why, whylen, "PT_LOAD [%zu] ends (0x%llx) inside the page where PT_LOAD [%zu] starts (0x%llx): the loader would map that page twice, and glibc refuses such a library",
+				 pi,
+				 (unsigned long long)(prev->vaddr + prev->memsz),
+				 i, (unsigned long long)ph->vaddr);
+			return false;
+		}
+		prev = ph;
+		pi = i;
+	}
+	return true;
+}
+
+bool ebid_loads_no_worse(const struct ebid_phdr *old, size_t old_n,
+			 const struct ebid_phdr *new, size_t new_n, char *why,
+			 size_t whylen)
+{
+	uint64_t page, top = EBID_PAGE;
+	char scratch[EBID_ERRLEN];
+	size_t i;
+
+	for (i = 0; i < old_n; i++)
+		if (old[i].type == PT_LOAD && old[i].align > top)
+			top = old[i].align;
+	if (top > EBID_LOAD_PAGE_MAX)
+		top = EBID_LOAD_PAGE_MAX;
+	for (page = EBID_PAGE; page <= top; page <<= 1) {
+		if (!ebid_loads_hold(old, old_n, page, scratch, sizeof(scratch)))
+			continue;
+		if (!ebid_loads_hold(new, new_n, page, scratch, sizeof(scratch))) {
+			snprintf(why, whylen, "%s (page size %llu KiB)", scratch,
+				 (unsigned long long)(page >> 10));
+			return false;
+		}
+	}
+	return true;
 }
 
 /* The DT_ tag naming a dynamic table section of type type, or 0. */

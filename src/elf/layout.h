@@ -34,6 +34,41 @@ bool ebid_phdr_by_address(const struct ebid_phdr *ph);
 /* The first PT_LOAD at file offset 0 in phdrs, or -1. */
 long ebid_first_load(const struct ebid_phdr *phdrs, size_t phnum);
 
+/*
+ * The loaders' rules for the PT_LOADs of a program header table, at page
+ * size page (a power of two): glibc's _dl_map_object_from_fd() and
+ * _dl_map_segments() (elf/dl-load.c, elf/dl-map-segments.h) and the
+ * kernel's load_elf_binary() and elf_map() (fs/binfmt_elf.c) map each
+ * PT_LOAD by whole pages, in table order, and rely on:
+ *   - p_filesz <= p_memsz;
+ *   - p_offset and p_vaddr congruent modulo the page;
+ *   - PT_LOADs in ascending p_vaddr order;
+ *   - no two PT_LOADs in one page of memory: a segment ends (p_vaddr +
+ *     p_memsz, rounded up to the page) at or below the page where the
+ *     next one starts. glibc maps a library's first segment over the
+ *     whole span and refuses it ("ELF load command address/offset not
+ *     page-aligned") when its last page reaches the page of the last
+ *     PT_LOAD; where they share a page, a later mapping replaces the
+ *     earlier one's bytes and protection.
+ * Linkers write layouts that hold these at every page size up to their
+ * segment alignment. true when they hold; otherwise false with the first
+ * rule broken in why (a sentence naming the program headers).
+ */
+bool ebid_loads_hold(const struct ebid_phdr *phdrs, size_t phnum,
+		     uint64_t page, char *why, size_t whylen);
+
+/*
+ * A rewrite's program headers (new) keep every loader rule the input's
+ * (old) held, at each page size from EBID_PAGE up to the largest PT_LOAD
+ * alignment of the input (at most EBID_LOAD_PAGE_MAX): a rule the input
+ * already broke is not asked of the output. true, or false with the
+ * broken rule and the page size in why.
+ */
+#define EBID_LOAD_PAGE_MAX (64u << 10) /* the largest page Linux runs with */
+bool ebid_loads_no_worse(const struct ebid_phdr *old, size_t old_n,
+			 const struct ebid_phdr *new, size_t new_n, char *why,
+			 size_t whylen);
+
 /* What a plan may do with a section (ebid_movable()). */
 enum ebid_movable {
 	EBID_MOVE_NONE = 0,
