@@ -817,9 +817,23 @@ static int check_relocs(const struct check *c, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The loaders map the output as they mapped the input: every rule of
+ * ebid_loads_hold() that the input's PT_LOADs kept, the output's keep.
+ */
+static int check_loads(const struct check *c, char *err, size_t errlen)
+{
+	char why[EBID_ERRLEN];
+
+	if (!ebid_loads_no_worse(c->old->phdrs, c->old->phnum, c->new->phdrs,
+				 c->new->phnum, why, sizeof(why)))
+		return FAIL("%s", why);
+	return 0;
+}
+
 static const check_fn result_checks[] = {
-	check_size,  check_view,   check_id,    check_counts,
-	check_moves, check_relocs, check_shdrs, check_phdrs,
+	check_size,   check_view,   check_id,    check_counts, check_moves,
+	check_relocs, check_shdrs,  check_phdrs, check_loads,
 };
 
 int ebid_elf_read_output(struct ebid_elf *new, const struct ebid_src *src,

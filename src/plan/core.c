@@ -391,6 +391,7 @@ int planner_run(struct planner *p, const struct strategy *table, size_t n)
 	struct snapshot *s;
 	size_t i;
 	int ret = PLAN_REFUSED;
+	bool loads;
 
 	if (n > STRATEGY_MAX)
 		return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
@@ -401,9 +402,17 @@ int planner_run(struct planner *p, const struct strategy *table, size_t n)
 	for (i = 0; i < n && ret == PLAN_REFUSED; i++) {
 		memset(&r[i], 0, sizeof(r[i]));
 		ret = table[i].try_place(p, &r[i]);
+		loads = !ret && !ebid_loads_no_worse(p->elf->phdrs,
+						     p->elf->phnum, p->phdrs,
+						     p->phnum, r[i].buf,
+						     sizeof(r[i].buf));
+		if (loads)
+			ret = refuse(&r[i], REFUSE_NEXT, r[i].buf);
 		if (ret != PLAN_REFUSED)
 			break;
 		snapshot_restore(p, s);
+		if (loads)
+			p->loads_refused = true;
 		if (r[i].code == REFUSE_STOP)
 			ret = planner_no_room(p, r[i].why);
 	}

@@ -194,9 +194,15 @@ int strategy_new_load(struct planner *p, struct refusal *r)
 	struct new_load n = { 0 };
 	int ret;
 
-	/* move-head said why these rules refuse; a run in the page is its. */
+	/*
+	 * move-head said why these rules refuse; a run in the first page is
+	 * its, unless the first PT_LOAD it grew would share a page with the
+	 * next segment (the loaders' rule): then the run goes to a new
+	 * PT_LOAD, which grows nothing.
+	 */
 	ret = head_find(p, &h, &range, r);
-	if (ret == PLAN_REFUSED || (!ret && h.run_end <= p->elf->head_len))
+	if (ret == PLAN_REFUSED ||
+	    (!ret && h.run_end <= p->elf->head_len && !p->loads_refused))
 		return refuse(r, REFUSE_SKIP, "the run is move-head's");
 	if (!ret)
 		ret = load_rule(p, &h, &n, r);

@@ -2421,9 +2421,17 @@ static bool new_load_tamper(size_t k, struct buf *t,
 /*
  * new-load's own rules refuse, each with its sentence: bytes behind
  * everything the headers describe (an appended payload), and --no-move.
+ * Where new-load takes a run in the first page only because the loaders'
+ * page rule refused move-head (in_page), the payload stops move-head's
+ * gap first, and new-load leaves the run to it: the sentence comes under
+ * move-head's lead.
  */
-static void new_load_refused(const char *name, const struct buf *in)
+static void new_load_refused(const char *name, const struct buf *in,
+			     bool in_page)
 {
+	const char *want = in_page
+		? "the sections after the program headers cannot move: data follows everything the headers describe"
+		: "nor go to a new PT_LOAD: data follows everything the headers describe";
 	struct req inj = REQ("inject", EBID_MODE_INJECT);
 	struct ebid_opts o = opts_of(&inj);
 	struct buf t = buf_dup(in);
@@ -2443,7 +2451,7 @@ static void new_load_refused(const char *name, const struct buf *in)
 			ebid_plan_release(&plan);
 		ebid_elf_release(&elf);
 	}
-	ok(ret == -EBID_ENOROOM && strstr(err, "nor go to a new PT_LOAD: data follows everything the headers describe"),
+	ok(ret == -EBID_ENOROOM && strstr(err, want),
 	   "%s: with 16 bytes appended, new-load refuses naming the payload", name);
 	printf("# %s\n", err);
 	buf_free(&t);
@@ -2698,6 +2706,9 @@ static void matrix(const char *dir)
 	    {"c-clang-mold-nopie-nobuildid", 0,
 	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
 	     false},
+	    {"c-gcc-mold-shlib-nobuildid", 0,
+	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+	     false},
 	    {"go-amd64-cgo-external-nobuildid", 0,
 	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
 	    {"go-amd64-linkext-nobuildid", 0,
@@ -2737,8 +2748,14 @@ static void matrix(const char *dir)
 	    {"real-clang-lld-pielibc-nobuildid", 0,
 	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
 	     false},
+	    /*
+	     * move-head would grow the first PT_LOAD (0xdcf8 bytes) to
+	     * 0xe820, into the page 0xe000 where the next PT_LOAD starts
+	     * (0xed00): the loaders' page rule (issue 28) refuses that, and
+	     * new-load takes the run.
+	     */
 	    {"real-gcc-mold-shlib-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+	     "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load",
 	     false},
 	    {"real-gcc-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", true},
 	    {"real-gcc-lld-nopie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
@@ -2784,9 +2801,11 @@ static void matrix(const char *dir)
 			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
 				 NULL);
 			new_load_tampered(s[i].name, &b);
-			new_load_refused(s[i].name, &b);
+			new_load_refused(s[i].name, &b,
+					 !strcmp(s[i].name, "real-gcc-mold-shlib-nobuildid"));
 		}
-		if (!strcmp(s[i].name, "real-gcc-mold-shlib-nobuildid"))
+		/* A mold file move-head takes: its PT_GNU_RELRO is tampered. */
+		if (!strcmp(s[i].name, "c-gcc-mold-shlib-nobuildid"))
 			by_address(s[i].name, &b);
 		buf_free(&b);
 	}
