@@ -256,6 +256,10 @@ struct ebid_opts {
 	bool alg_given;                 /* alg was asked for: reserve refuses a
 					 * note that is there with another size */
 	bool no_move;                   /* refuse plans that move a note */
+	bool keep_constant;             /* keep a constant GNU id (below) */
+	bool replace_constant;          /* set by the job: the note's id is a
+					 * constant (ebid_gnu_id_constant()),
+					 * replaced as a reserved note is */
 };
 
 /* A byte range that the plan overwrites. Owns bytes. */
@@ -439,6 +443,24 @@ enum ebid_go_derivation {
 	EBID_GO_DERIVED_NOTSHA256,      /* SHA-256, every bit inverted: older */
 };
 enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf);
+
+/*
+ * Whether a Go build id (len bytes at id) has a form the go command
+ * writes: 2 or 4 parts separated by '/', each 20 characters of URL-safe
+ * base64 (A-Z a-z 0-9 - _), the content hashes of cmd/go's buildid.go.
+ * Anything else (Bazel rules_go's "redacted", a -ldflags=-buildid=STRING)
+ * is a placeholder, the same string for every program linked with it.
+ */
+bool ebid_go_id_by_go_command(const unsigned char *id, size_t len);
+
+/*
+ * Whether elf's GNU id is a constant: derived by Go's linker
+ * (ebid_go_derived()) from a Go build id the go command did not make, so
+ * every program linked with that Go build id has this same GNU id. inject
+ * replaces such an id with the content hash (struct ebid_opts'
+ * replace_constant), verify fails it.
+ */
+bool ebid_gnu_id_constant(const struct ebid_elf *elf);
 
 /* SHA-256 of the whole file open at fd, hex-encoded into hex[65]. */
 int ebid_sha256_fd(int fd, char hex[65], char *err, size_t errlen);

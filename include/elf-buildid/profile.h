@@ -155,6 +155,9 @@ enum ebid_live_verdict {
 	EBID_LIVE_REPLACED,      /* the path holds another binary, or none */
 	EBID_LIVE_DUPLICATE,     /* one id, two files with other bytes */
 	EBID_LIVE_UNREADABLE,    /* no privilege over the process or file */
+	EBID_LIVE_CONSTANT,      /* the id is derived from a placeholder Go
+				  * build id (ebid_gnu_id_constant()): the
+				  * command judges this, the scan never sets it */
 	EBID_LIVE_NVERDICTS,
 };
 

@@ -100,6 +100,10 @@ struct result {
 	char *dest;                     /* link: where it went (owned) */
 	char *text;                     /* --dry-run listing (owned) */
 	char actions[160];              /* the plan's action words, for -v */
+	char constant_id[2 * EBID_MAX_ID + 1]; /* the input's constant GNU id
+					 * (ebid_gnu_id_constant()), replaced
+					 * or kept, for -v; "" if none */
+	bool constant_kept;             /* --keep-constant-id kept it */
 	unsigned long long dev, ino;
 	bool alias;                     /* another name of a listed inode */
 };

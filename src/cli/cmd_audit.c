@@ -21,10 +21,12 @@
 
 #define DEBUGINFOD_TIMEOUT_MS 60000L
 
-enum verdict { V_OK, V_STALE, V_UNSAFE, V_WRONG, V_GONE, V_SKIP, V_COUNT };
+enum verdict {
+	V_OK, V_STALE, V_UNSAFE, V_WRONG, V_GONE, V_SKIP, V_CONSTANT, V_COUNT
+};
 
 static const char *const verdict_words[V_COUNT] = {
-	"ok", "stale", "unsafe", "wrong", "gone", "skip",
+	"ok", "stale", "unsafe", "wrong", "gone", "skip", "constant",
 };
 
 struct judged {
@@ -159,6 +161,41 @@ static void judge_with_id(const struct places *pl, const struct ebid_dso *d,
 	j->fix = pprof ? fix_stale_pprof : fix_stale;
 }
 
+static const char fix_constant[] =
+	"give every build its own id: elf-buildid inject replaces an id derived from a placeholder Go build id with the content hash; profile again after the next deploy";
+
+/*
+ * The file found with the recorded id has an id derived from a Go build
+ * id the go command did not make (Bazel's "redacted"): every program
+ * linked that way has it, so the file found may be another program.
+ */
+static void judge_constant(struct judged *j)
+{
+	struct ebid_elf elf;
+	char err[EBID_ERRLEN], goid[EBID_GO_ID_MAX + 1];
+	bool constant;
+	int fd;
+
+	fd = open(j->found, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	memset(&elf, 0, sizeof(elf));
+	constant = !ebid_elf_open_fd(&elf, fd, err, sizeof(err)) &&
+		   ebid_gnu_id_constant(&elf);
+	if (constant)
+		snprintf(goid, sizeof(goid), "%.*s", (int)elf.go.desc_len,
+			 (const char *)elf.go.desc);
+	ebid_elf_release(&elf);
+	close(fd);
+	if (!constant)
+		return;
+	j->verdict = V_CONSTANT;
+	snprintf(j->detail, sizeof(j->detail),
+		 "the id is derived from the Go build id '%.100s', which the go command did not make: every program linked with it has this id, so the file found by it (%.200s) may be another program",
+		 goid, j->found);
+	j->fix = fix_constant;
+}
+
 /* No recorded id: perf takes what the path holds now. */
 static void judge_without_id(const struct ebid_dso *d, int64_t captured,
 			     struct judged *j)
@@ -250,6 +287,8 @@ static void judge(const struct places *pl, const struct ebid_profile *p,
 		judge_pseudo(pl, d, j);
 	} else if (d->id[0]) {
 		judge_with_id(pl, d, p->format == EBID_PROFILE_PPROF, j);
+		if (j->verdict == V_OK && j->found[0])
+			judge_constant(j);
 	} else {
 		judge_without_id(d, p->captured_ns, j);
 		if (d->note[0]) {
@@ -280,7 +319,7 @@ static void print_text(const struct cli *cli, const char *path,
 	       p->ndsos == 1 ? "y" : "ies");
 	for (i = 0; i < p->ndsos; i++) {
 		const struct judged *j = &js[i];
-		char word[8];
+		char word[16];
 		size_t k;
 
 		for (k = 0; verdict_words[j->verdict][k]; k++)

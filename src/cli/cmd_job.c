@@ -120,6 +120,12 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		snprintf(r->msg, sizeof(r->msg), "%s", job.skipped);
 		goto out;
 	}
+	if (ebid_gnu_id_constant(&job.elf)) {
+		ebid_hex(r->constant_id, job.elf.gnu.desc,
+			 job.elf.gnu.desc_len <= EBID_MAX_ID ? job.elf.gnu.desc_len
+							     : EBID_MAX_ID);
+		r->constant_kept = !job.opts.replace_constant;
+	}
 	r->outcome = outcome_of(&job.plan);
 	if (job.plan.actions)
 		ebid_plan_describe(&job.plan, r->actions, sizeof(r->actions));
@@ -156,6 +162,11 @@ static void job_print(const struct cli *cli, struct result *r)
 		fprintf(stderr, "%s: '%s': %s%s%s%s\n", progname, r->path,
 			outcome_word(r->outcome), r->actions[0] ? " (" : "",
 			r->actions, r->actions[0] ? ")" : "");
+	if (cli->verbose && r->constant_id[0])
+		fprintf(stderr, "%s: '%s': the GNU id %s is derived from the Go build id '%s', which the go command did not make: every program linked with it has this id; %s\n",
+			progname, r->path, r->constant_id, r->go_id,
+			r->constant_kept ? "kept (--keep-constant-id)"
+					 : "replaced by the content hash (--keep-constant-id keeps it)");
 	if (!cli->quiet)
 		printf("%s  %s\n", r->id, shown);
 }

@@ -23,6 +23,8 @@ struct live {
 	char *rescued;                  /* where --rescue placed it (owned) */
 	char rescue_err[EBID_ERRLEN];   /* why it could not, or "" */
 	const char *fix;
+	enum ebid_live_verdict verdict; /* the scan's, or EBID_LIVE_CONSTANT */
+	char detail[224];               /* the scan's, or the constant's why */
 };
 
 static const char *const path_words[] = {
@@ -39,6 +41,8 @@ static const char fix_replaced_found[] =
 	"restart the process: a profile resolved by id finds the copy, one resolved by path names the new file's functions";
 static const char fix_replaced_noid[] =
 	"restart the process, and give every build an id (elf-buildid inject): without one its samples are resolved by the path, which names another binary now";
+static const char fix_constant[] =
+	"give every build its own id: elf-buildid inject replaces an id derived from a placeholder Go build id with the content hash; then restart the process";
 static const char fix_duplicate[] =
 	"give each build its own id: elf-buildid inject -f (a derived or constant id, such as one made from a fixed Go build id, names several binaries)";
 
@@ -60,10 +64,11 @@ static void find_copy(const struct ebid_places *pl, struct live *l)
 		snprintf(l->found, sizeof(l->found), "%s", found.path);
 }
 
-static const char *fix_of(const struct ebid_mapped_file *f,
-			  const struct live *l)
+static const char *fix_of(const struct live *l)
 {
-	switch (f->verdict) {
+	switch (l->verdict) {
+	case EBID_LIVE_CONSTANT:
+		return fix_constant;
 	case EBID_LIVE_INVISIBLE:
 		return fix_invisible;
 	case EBID_LIVE_REPLACED:
@@ -152,6 +157,39 @@ static const struct live *same_inode_before(const struct ebid_running *r,
 	return NULL;
 }
 
+/*
+ * A file the scan found no fault with (or whose id the kernel cannot see,
+ * or a duplicate: the constant is the cause to fix first) whose id Go's
+ * linker derived from a Go build id the go command did not make: every
+ * program linked that way has it. Read through the mapped inode.
+ */
+static void judge_constant(pid_t pid, const struct ebid_mapped_file *f,
+			   struct live *l)
+{
+	struct ebid_elf elf;
+	char err[EBID_ERRLEN];
+	int fd;
+
+	if (f->vdso || f->error ||
+	    (l->verdict != EBID_LIVE_OK && l->verdict != EBID_LIVE_DUPLICATE &&
+	     l->verdict != EBID_LIVE_INVISIBLE))
+		return;
+	fd = ebid_mapped_open(pid, f, err, sizeof(err));
+	if (fd < 0)
+		return;
+	memset(&elf, 0, sizeof(elf));
+	if (!ebid_elf_open_fd(&elf, fd, err, sizeof(err)) &&
+	    ebid_gnu_id_constant(&elf)) {
+		l->verdict = EBID_LIVE_CONSTANT;
+		snprintf(l->detail, sizeof(l->detail),
+			 "the id is derived from the Go build id '%.*s', which the go command did not make: every program linked with it has this id",
+			 (int)(elf.go.desc_len < 100 ? elf.go.desc_len : 100),
+			 (const char *)elf.go.desc);
+	}
+	ebid_elf_release(&elf);
+	close(fd);
+}
+
 /* The command's part of one file: ids in hex, a copy, a rescue, a fix. */
 static void judge_file(const struct cli *cli, const struct ebid_places *pl,
 		       int dirfd, const struct ebid_running *r,
@@ -161,6 +199,9 @@ static void judge_file(const struct cli *cli, const struct ebid_places *pl,
 	struct live *l = &lv[pi][fi];
 	const struct live *before;
 
+	l->verdict = f->verdict;
+	snprintf(l->detail, sizeof(l->detail), "%s", f->detail);
+	judge_constant(r->procs[pi].pid, f, l);
 	ebid_hex(l->kernel, f->kernel_id, f->kernel_id_len);
 	ebid_hex(l->section, f->section_id, f->section_id_len);
 	ebid_hex(l->path_id, f->path_id, f->path_id_len);
@@ -179,7 +220,7 @@ static void judge_file(const struct cli *cli, const struct ebid_places *pl,
 		else
 			rescue(cli, dirfd, r->procs[pi].pid, f, l);
 	}
-	l->fix = fix_of(f, l);
+	l->fix = fix_of(l);
 }
 
 static const char *or_dash(const char *s)
@@ -191,7 +232,7 @@ static void print_file(const struct ebid_proc *p,
 		       const struct ebid_mapped_file *f, const struct live *l)
 {
 	char word[16];
-	const char *v = ebid_live_verdict_word(f->verdict);
+	const char *v = ebid_live_verdict_word(l->verdict);
 	size_t k;
 
 	for (k = 0; v[k] && k + 1 < sizeof(word); k++)
@@ -205,8 +246,8 @@ static void print_file(const struct ebid_proc *p,
 		printf(" %s", or_dash(l->path_id));
 	if (l->found[0])
 		printf("  found %s", l->found);
-	if (f->detail[0])
-		printf("  (%s)", f->detail);
+	if (l->detail[0])
+		printf("  (%s)", l->detail);
 	printf("\n");
 	if (l->rescued)
 		printf("            rescued: %s\n", l->rescued);
@@ -264,8 +305,8 @@ static void print_json_file(const struct ebid_mapped_file *f,
 	printf(", \"found\": ");
 	json_str(stdout, l->found[0] ? l->found : NULL);
 	printf(", \"verdict\": \"%s\", \"detail\": ",
-	       ebid_live_verdict_word(f->verdict));
-	json_str(stdout, f->detail[0] ? f->detail : NULL);
+	       ebid_live_verdict_word(l->verdict));
+	json_str(stdout, l->detail[0] ? l->detail : NULL);
 	printf(", \"fix\": ");
 	json_str(stdout, l->fix);
 	printf(", \"rescued\": ");
@@ -331,12 +372,13 @@ static int judge_all(const struct cli *cli, const struct ebid_places *pl,
 			(*unreadable)++;
 		}
 		for (k = 0; k < p->nfiles; k++) {
-			enum ebid_live_verdict v = p->files[k].verdict;
+			enum ebid_live_verdict v;
 
 			judge_file(cli, pl, dirfd, r, lv, i, k);
+			v = lv[i][k].verdict;
 			counts[v]++;
 			if (v == EBID_LIVE_INVISIBLE || v == EBID_LIVE_REPLACED ||
-			    v == EBID_LIVE_DUPLICATE)
+			    v == EBID_LIVE_DUPLICATE || v == EBID_LIVE_CONSTANT)
 				status = EXIT_CHECK;
 			if (lv[i][k].rescue_err[0] && !lv[i][k].rescued)
 				fprintf(stderr, "%s: '%s': rescue of process %d's file: %s\n",

@@ -63,6 +63,8 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 			printf("  gnu-build-id: %s\n", hex);
 			if (ebid_go_derived(&elf) != EBID_GO_DERIVED_NO)
 				printf("  gnu-build-id-from: the Go build id (Go's linker, -B gobuildid)\n");
+			if (ebid_gnu_id_constant(&elf))
+				printf("  gnu-build-id-constant: yes (derived from a Go build id the go command did not make: every program linked with it has this id; inject replaces it with the content hash)\n");
 			printf("  gnu-note: %s%.0zu%s%s, offset 0x%llx, descsz %u%s\n",
 			       g->shndx ? "section [" : "no section",
 			       g->shndx, g->shndx ? "] " : "",
@@ -149,6 +151,26 @@ static void check_view(struct result *r, const struct ebid_elf *elf)
 	else
 		add_check(r, "pt_note", CHECK_FAIL,
 			  "%s; the kernel cannot see it", view.kernel_why);
+}
+
+/*
+ * An id derived from a Go build id the go command did not make names
+ * every program linked with that string: it fails even alone, unless
+ * --keep-constant-id.
+ */
+static void check_constant(const struct cli *cli, struct result *r,
+			   const struct ebid_elf *elf)
+{
+	if (!ebid_gnu_id_constant(elf))
+		return;
+	if (cli->opts.keep_constant)
+		add_check(r, "constant", CHECK_PASS,
+			  "derived from the Go build id '%.100s', which every program linked with it shares; kept (--keep-constant-id)",
+			  r->go_id);
+	else
+		add_check(r, "constant", CHECK_FAIL,
+			  "derived from the Go build id '%.100s', which the go command did not make: every program linked with it has this id; run elf-buildid inject (it replaces it with the content hash)",
+			  r->go_id);
 }
 
 /* perf buildid-list on the inode we hold must print the same id. */
@@ -278,6 +300,7 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	if (g->desc_len <= EBID_MAX_ID)
 		ebid_hex(r->id, g->desc, g->desc_len);
 	check_view(r, &elf);
+	check_constant(cli, r, &elf);
 	check_perf(cli, r, fd);
 	if (cli->content_hash && g->desc_len && g->desc_len <= EBID_MAX_ID)
 		check_content(cli, r, fd, &elf);

@@ -183,6 +183,13 @@ static const struct opt_row rows[] = {
 	{ "no-move", 0, NULL, JOB, false, NULL, AT(opts.no_move),
 	  { { 0, "refuse a file whose note would need a note moved (move-note, "
 		 "move-head, new-load; docs/build-id.md)" } } },
+	{ "keep-constant-id", 0, NULL, JOB | C(VERIFY), false, NULL,
+	  AT(opts.keep_constant),
+	  { { JOB, "keep a GNU id derived from a Go build id the go command "
+		   "did not make (a placeholder such as Bazel's 'redacted'), "
+		   "which every program linked with it shares; by default it "
+		   "is replaced by the content hash" },
+	    { C(VERIFY), "pass such a constant id (by default it fails)" } } },
 	{ "manifest", 0, "FILE", JOB, false, NULL, AT(manifest),
 	  { { 0, "write a JSON record of every file handled" } } },
 	{ "content-hash", 0, NULL, C(VERIFY), false, NULL, AT(content_hash),

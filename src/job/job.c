@@ -205,6 +205,8 @@ static int read_and_plan(struct ebid_job *job, const struct ebid_src *src,
 		job->skipped = job->skip_why;
 		return 0;
 	}
+	job->opts.replace_constant = !job->opts.keep_constant &&
+				     ebid_gnu_id_constant(&job->elf);
 	ret = ebid_plan_make(&job->plan, &job->elf, &job->opts, err,
 			     errlen);
 	if (ret)

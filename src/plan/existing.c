@@ -76,7 +76,12 @@ int plan_existing(struct planner *p)
 	const struct ebid_elf *elf = p->elf;
 	const struct ebid_opts *o = p->opts;
 	const struct ebid_note *g = &elf->gnu;
-	bool zero = ebid_all_zero(g->desc, g->desc_len), fill = false;
+	/*
+	 * A constant id (derived from a placeholder Go build id) names every
+	 * program linked that way: it is replaced as a reserved note is.
+	 */
+	bool reserved = ebid_all_zero(g->desc, g->desc_len);
+	bool zero = reserved || o->replace_constant, fill = false;
 	int ret;
 
 	ret = existing_sections(p, zero);
@@ -92,13 +97,15 @@ int plan_existing(struct planner *p)
 	ret = existing_request(p, zero, &fill);
 	if (ret)
 		return ret;
-	if (o->mode == EBID_MODE_RESERVE && !zero && o->force) {
+	if (o->mode == EBID_MODE_RESERVE && !reserved &&
+	    (o->force || o->replace_constant)) {
 		/* reserve -f: back to a reserved note, to be backfilled. */
 		unsigned char zeros[EBID_MAX_ID] = { 0 };
 
 		memset(p->plan->id, 0, sizeof(p->plan->id));
 		ret = planner_patch(p, g->desc_off, zeros, g->desc_len,
-				    "descriptor zeroed (reserve --force)");
+				    o->force ? "descriptor zeroed (reserve --force)"
+					     : "descriptor zeroed (a constant id)");
 		if (ret)
 			return ret;
 		p->plan->actions |= EBID_ACT_ZERO;

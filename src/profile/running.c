@@ -70,7 +70,7 @@ struct scan {
 };
 
 static const char *const verdict_words[EBID_LIVE_NVERDICTS] = {
-	"ok", "invisible", "replaced", "duplicate", "unreadable",
+	"ok", "invisible", "replaced", "duplicate", "unreadable", "constant",
 };
 
 const char *ebid_live_verdict_word(enum ebid_live_verdict v)
