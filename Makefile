@@ -86,7 +86,7 @@ CLI_OBJS := $(CLI_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 
-.PHONY: FORCE all deps test check-slow unit check-tests demo install install-debhelper uninstall bench fuzz clean format
+.PHONY: FORCE all deps test check-slow check-sanitize-slow unit check-tests demo install install-debhelper uninstall bench fuzz clean format
 
 all: $(BUILD)/elf-buildid $(BUILD)/elf-buildid.1
 
@@ -140,6 +140,25 @@ check-slow: DEPS_GROUPS = test
 check-slow: deps
 	$(Q)$(MAKE) --no-print-directory all unit
 	$(Q)EBID_BUILD=$(BUILD) tests/run.sh --tier=slow
+
+# The slow scripts that the sanitizer pass of .ci/run repeats: those whose
+# inputs reach code the fast tier leaves out, where AddressSanitizer and
+# UBSan can find something (the planner over every matrix shape and its
+# golden plans, every move and the hostile and relocation inputs, the
+# corrupt inputs, the fuzzing, the faults in the moves, the file-system
+# edge cases and the hostile tree). The matrix checks run the same code
+# over the same shapes as t0302 and t0360 do; the release, package and
+# consumer builds and valgrind run the tool as the plain pass did.
+SANITIZE_SLOW := t0302-plan-matrix t0360-golden-dry-run t0371-move-note-matrix \
+	t0381-move-head-matrix t0382-move-head-matrix-lib t0386-move-head-hostile \
+	t0387-move-relocs t0389-real-size-matrix t0601-corrupt-inputs-sample \
+	t0610-fuzz-short t0611-fuzz-regress t0612-fuzz-pprof-short \
+	t0631-fault-injection-moves t0655-fs-edges t0710-hostile-tree
+
+check-sanitize-slow: DEPS_GROUPS = test
+check-sanitize-slow: deps
+	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)EBID_BUILD=$(BUILD) tests/run.sh $(SANITIZE_SLOW:%=tests/%.sh)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
