@@ -200,14 +200,16 @@ t_end
 t_begin "DEB_BUILD_OPTIONS=noelfbuildid: nothing is touched"
 (cd "$D" && DEB_BUILD_OPTIONS='nocheck noelfbuildid' PATH="$ADDON:$PATH" PERL5LIB=$ADDON \
 	ELF_BUILDID=$EBID dh_elf_buildid) >"$SCRATCH/.nobid" 2>&1
-expect_eq "exit: $(cat "$SCRATCH/.nobid")" "$?" 0
+st=$?
+expect_eq "exit: $(cat "$SCRATCH/.nobid")" "$st" 0
 expect_eq "files" "$(plain_state)" "$before"
 t_end
 
 t_begin "-X item: the excluded file keeps its bytes; the other, and the one in debian/tmp, get an id"
 (cd "$D" && PATH="$ADDON:$PATH" PERL5LIB=$ADDON ELF_BUILDID=$EBID \
 	dh_elf_buildid -Xlib/hello-ebid) >"$SCRATCH/.x" 2>&1
-expect_eq "exit: $(cat "$SCRATCH/.x")" "$?" 0
+st=$?
+expect_eq "exit: $(cat "$SCRATCH/.x")" "$st" 0
 expect_match "keep got an id" "$(readelf_ids "$D/debian/hello-ebid/usr/bin/keep")" '^[0-9a-f]{40}$'
 expect_same_file "skip-me untouched" "$D/debian/hello-ebid/usr/lib/hello-ebid/skip-me" "$FIXTURES/plain"
 expect_match "debian/tmp's program got an id" "$(readelf_ids "$D/debian/tmp/usr/bin/from-tmp")" '^[0-9a-f]{40}$'
