@@ -61,13 +61,16 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# The shape table: NAME GROUP KIND RUNNER NOTE BASE, in its order.
+# The shape table: NAME GROUP KIND RUNNER NOTE BASE PLACEHOLDER, in its
+# order ("-" for no base, no placeholder Go build id); -l prints NAME GROUP
+# KIND RUNNER NOTE PLACEHOLDER.
 names=()
 declare -A s_group s_row s_base
-while IFS=$'\t' read -r n g k r note b; do
+while IFS=$'\t' read -r n g k r note b ph; do
 	names+=("$n")
 	s_group[$n]=$g
-	s_row[$n]=$n$'\t'$g$'\t'$k$'\t'$r$'\t'$note
+	s_row[$n]=$n$'\t'$g$'\t'$k$'\t'$r$'\t'$note$'\t'$ph
+	[ "$b" = - ] && b=
 	s_base[$n]=$b
 done < <("${mk[@]}" -s list)
 [ "${#names[@]}" -gt 0 ] || die "no shapes from mk/matrix/shapes.mk"

@@ -13,7 +13,8 @@
 # sums up. By hand:
 #   make -f mk/matrix/shapes.mk [-j N] build/matrix/NAME...   some shapes
 #   make -f mk/matrix/shapes.mk [-j N] all                    every shape
-#   make -s -f mk/matrix/shapes.mk list   NAME GROUP KIND RUNNER NOTE BASE
+#   make -s -f mk/matrix/shapes.mk list   NAME GROUP KIND RUNNER NOTE BASE PLACEHOLDER
+#                                         (BASE, PLACEHOLDER: "-" for none)
 # A shape is rebuilt when it is older than its sources, this file,
 # scripts/matrix-craft.py and tests/ebid.py (crafted shapes, with their
 # base) or the toolchain versions ($(M)/.tools). Go's build cache lives in
@@ -155,6 +156,55 @@ flags.go-amd64-cshared-bzero := -buildmode=c-shared '-ldflags=-B=0x$(ZEROS)'
 endef
 $(eval $(goext_shapes))
 
+# Go as the machine's go builds today (group gonow; Go >= 1.24 links a GNU
+# note derived from the Go build id by default, outside the PT_NOTE): the
+# default build for every GOARCH, and on amd64 the variants users meet.
+# placeholder.NAME is the Go build id a shape was linked with when it is a
+# placeholder (as Bazel's rules_go links): two programs linked with it
+# carry one GNU id, which inject replaces (compat-matrix checks both).
+GOID2 := AAAAAAAAAAAAAAAAAAAA/BBBBBBBBBBBBBBBBBBBB
+define gonow
+$(call go,$1,gonow,$2,$3,$4,$5,$6)
+how.$1 := gonow
+endef
+define gonow_arch # GOARCH
+$(call gonow,gonow-$1,exe,$(runner.$1),hello,$1,0)
+note.gonow-$1 := go build (the machine's go), GOARCH=$1: GNU note outside PT_NOTE
+endef
+$(foreach a,$(GOARCHES),$(eval $(call gonow_arch,$a)))
+define gonow_amd64
+$(call gonow,gonow-amd64-pie,exe,native,hello,amd64,0)
+note.gonow-amd64-pie := go build -buildmode=pie (the machine's go)
+flags.gonow-amd64-pie := -buildmode=pie
+$(call gonow,gonow-amd64-sw,exe,native,hello,amd64,0)
+note.gonow-amd64-sw := go build -ldflags='-s -w' (the machine's go)
+flags.gonow-amd64-sw := '-ldflags=-s -w'
+$(call gonow,gonow-amd64-bnone,exe,native,hello,amd64,0)
+note.gonow-amd64-bnone := go build -ldflags=-B=none (the machine's go): no GNU note
+flags.gonow-amd64-bnone := '-ldflags=-B=none'
+$(call gonow,gonow-amd64-nobuildid,exe,native,hello,amd64,0)
+note.gonow-amd64-nobuildid := go build -ldflags=-buildid= (the machine's go): no note at all
+flags.gonow-amd64-nobuildid := '-ldflags=-buildid='
+$(call gonow,gonow-amd64-placeholder,exe,native,hello,amd64,0)
+note.gonow-amd64-placeholder := go build -ldflags=-buildid=redacted (the machine's go, as rules_go links)
+flags.gonow-amd64-placeholder := '-ldflags=-buildid=redacted'
+placeholder.gonow-amd64-placeholder := redacted
+$(call gonow,gonow-amd64-placeholder-pie,exe,native,hello,amd64,0)
+note.gonow-amd64-placeholder-pie := go build -buildmode=pie -ldflags=-buildid=redacted (the machine's go)
+flags.gonow-amd64-placeholder-pie := -buildmode=pie '-ldflags=-buildid=redacted'
+placeholder.gonow-amd64-placeholder-pie := redacted
+$(call gonow,gonow-amd64-gobuildid,exe,native,hello,amd64,0)
+note.gonow-amd64-gobuildid := go build -ldflags='-buildid=<2 parts of 20> -B gobuildid' (the machine's go)
+flags.gonow-amd64-gobuildid := '-ldflags=-buildid=$(GOID2) -B gobuildid'
+$(call gonow,gonow-amd64-linkext,exe,native,hello,amd64,1)
+note.gonow-amd64-linkext := go build -ldflags=-linkmode=external (the machine's go; gcc gets --build-id=0x<derived>)
+flags.gonow-amd64-linkext := -ldflags=-linkmode=external
+$(call gonow,gonow-amd64-cshared,lib,native,cshared,amd64,1)
+note.gonow-amd64-cshared := go build -buildmode=c-shared (the machine's go)
+flags.gonow-amd64-cshared := -buildmode=c-shared
+endef
+$(eval $(gonow_amd64))
+
 # C: fixtures/c with CC -fuse-ld=LD; KIND pie, nopie, static or shlib.
 idnote.buildid   := -Wl,--build-id
 idnote.nobuildid := -Wl,--build-id=none
@@ -271,6 +321,9 @@ GO119 := $(or $(EBID_GO119),/usr/lib/go-1.19/bin/go)
 cmd.go = (cd $(godir.$(src.$1)) && CGO_ENABLED=$(cgo.$1) GOOS=linux \
 	GOARCH=$(arch.$1) CC=gcc $(GO119) build -o $(M)/$1.tmp $(flags.$1) \
 	$(gopkg.$(src.$1))); rc=$$?; rm -f $(M)/$1.tmp.h $(M)/$1.h; exit $$rc
+# The machine's go (GONOW overrides it).
+GONOW := $(or $(EBID_GONOW),go)
+cmd.gonow = $(subst $(GO119) build,$(GONOW) build,$(cmd.go))
 
 idflags.buildid   := -Wl,--build-id
 idflags.nobuildid := -Wl,--build-id=none
@@ -302,6 +355,7 @@ files.hello   := $(shell find $(godir.hello) -type f)
 files.cgo     := $(shell find $(godir.cgo) -type f)
 files.cshared := $(files.cgo)
 deps.go      = $(files.$(src.$1))
+deps.gonow   = $(files.$(src.$1))
 deps.c       := $(shell find $(TOP)/fixtures/c -type f)
 deps.many    = $(deps.c) $(M)/.many.o
 deps.real    = $(shell find $(TOP)/fixtures/real -type f) $(addprefix $(M)/,$(lib.$1))
@@ -316,7 +370,7 @@ all: matrix-sysroot $(M)/loader $(SHAPES:%=$(M)/%)
 empty :=
 tab := $(empty)	$(empty)
 list:
-	@:$(foreach n,$(SHAPES),$(info $n$(tab)$(group.$n)$(tab)$(kind.$n)$(tab)$(runner.$n)$(tab)$(note.$n)$(tab)$(base.$n)))
+	@:$(foreach n,$(SHAPES),$(info $n$(tab)$(group.$n)$(tab)$(kind.$n)$(tab)$(runner.$n)$(tab)$(note.$n)$(tab)$(or $(base.$n),-)$(tab)$(or $(placeholder.$n),-)))
 
 # Every shape: its log is kept only when the build fails.
 $(SHAPES:%=$(M)/%): $(M)/%: $$(call deps.$$(how.$$*),$$*) $(SELF) $(M)/.tools \
@@ -344,7 +398,7 @@ $(M)/loader: $(TOP)/fixtures/c/loader.c $(M)/.tools | matrix-deps matrix-dirs
 
 # A change of toolchain invalidates every shape: the file changes only then.
 $(M)/.tools: FORCE | matrix-deps matrix-dirs
-	@{ $(GO119) version; gcc --version | head -n 1; clang --version | head -n 1; \
+	@{ $(GO119) version; $(GONOW) version; gcc --version | head -n 1; clang --version | head -n 1; \
 		ld.bfd --version | head -n 1; ld.gold --version | head -n 1; \
 		ld.lld --version | head -n 1; ld.mold --version | head -n 1; \
 	} >$@.new 2>&1; \
