@@ -65,7 +65,7 @@ done
 
 t_begin "plain: --dry-run on an already-injected file lists no range"
 f=$(copy_fixture plain "$SCRATCH/done/plain")
-run "$EBID" inject "$f"
+expect_exit 0 "$EBID" inject "$f"
 state=$(file_state "$f")
 expect_exit 0 "$EBID" inject --dry-run "$f"
 expect_match "first line" "$out" "^$f: [^ ]"

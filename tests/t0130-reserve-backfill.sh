@@ -30,7 +30,7 @@ for v in plain sw pie nobuildid reserved; do
 
 	t_begin "$v: reserve+backfill gives the same bytes as inject"
 	g=$(copy_fixture "$v" "$SCRATCH/inject/$v")
-	run "$EBID" inject "$g"
+	expect_exit 0 "$EBID" inject "$g"
 	expect_same_file "reserve+backfill vs inject" "$f" "$g"
 	t_end
 done

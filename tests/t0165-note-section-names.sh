@@ -40,7 +40,7 @@ expect_match "output" "$out" "^PASS  merged  $linker_id"
 t_end
 
 t_begin ".note: show names the section"
-run "$EBID" show merged
+expect_exit 0 "$EBID" show merged
 expect_match "gnu-note" "$out" 'gnu-note: section \[[0-9]+\] \.note,'
 t_end
 

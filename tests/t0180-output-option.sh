@@ -29,7 +29,7 @@ for v in "${VARIANTS[@]}"; do
 
 		t_begin "$v: $opt OUT has the same bytes as an in-place inject"
 		g=$(copy_fixture "$v" "$d/inplace/$v")
-		run "$EBID" inject "$g"
+		expect_exit 0 "$EBID" inject "$g"
 		expect_same_file "OUT vs in-place" "$o" "$g"
 		expect_eq "ebid.py note" "$(py_note "$o")" "$oid"
 		[ -x "$o" ] || t_fail "OUT is not executable: $(stat -c %A "$o")"
@@ -54,7 +54,7 @@ t_end
 
 t_begin "-o on an already-correct input still writes OUT, input untouched"
 f=$(copy_fixture plain "$SCRATCH/done/plain")
-run "$EBID" inject "$f"
+expect_exit 0 "$EBID" inject "$f"
 cp "$f" "$SCRATCH/done/saved"
 state=$(file_state "$f")
 expect_exit 0 "$EBID" inject -o "$SCRATCH/done/out" "$f"

@@ -33,7 +33,7 @@ for opt in -v --verbose; do
 	t_begin "inject $opt: the same stdout as without it, a description on stderr"
 	f=$(copy_fixture plain "$SCRATCH/$opt/plain")
 	g=$(copy_fixture plain "$SCRATCH/$opt/ref/plain")
-	run "$EBID" inject "$g"
+	expect_exit 0 "$EBID" inject "$g"
 	want=${out%%  *}
 	expect_exit 0 "$EBID" inject "$opt" "$f"
 	expect_eq "stdout" "$out" "$want  $f"

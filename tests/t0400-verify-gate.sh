@@ -122,8 +122,8 @@ t_begin "stripped after stamping: plain verify passes, --content-hash FAILs cont
 f=$SCRATCH/in/stripped
 cp "$good" "$f"
 # Another id than $good's, so that unique does not interfere.
-run "$EBID" inject --force --id=0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a "$f"
-run "$EBID" inject --force "$f"
+expect_exit 0 "$EBID" inject --force --id=0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a "$f"
+expect_exit 0 "$EBID" inject --force "$f"
 sid=$(readelf_ids "$f")
 expect_exit 0 "$EBID" verify --content-hash "$f"
 strip "$f"

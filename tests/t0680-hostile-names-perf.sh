@@ -105,6 +105,7 @@ run env PERF_CONFIG="$evil/fifo-config" PERF_EXEC_PATH="$evil/exec" \
 	PERF_BUILDID_DIR="$evil/cache" PERF_PAGER="$evil/bin/perf" \
 	timeout 60 "$EBID" verify --perf=require "$f"
 took=$(($(date +%s) - start))
+expect_eq "verify's exit status" "$rc" 0
 expect_eq "verify" "$out" "PASS  $f  $want"
 [ -e "$evil/PERF-FROM-PATH-RAN" ] && t_fail "a hostile perf ran"
 [ -e "$evil/cache" ] && t_fail "perf used PERF_BUILDID_DIR from the environment"

@@ -68,12 +68,12 @@ for p in "${TREE_FILES[@]}"; do
 done
 for p in "${DECOY_RAW[@]}"; do
 	mkbin "$DECOY/$p" "decoy:$p"
-	run "$EBID" inject -o "$SCRATCH/decoy-ref" "$DECOY/$p" # the id it would get
+	expect_exit 0 "$EBID" inject -o "$SCRATCH/decoy-ref" "$DECOY/$p" # the id it would get
 	DECOY_ID_OF[$p]=${out%%  *}
 done
 for p in "${DECOY_INJ[@]}"; do
 	mkbin "$DECOY/$p" "decoy:$p"
-	run "$EBID" inject "$DECOY/$p"
+	expect_exit 0 "$EBID" inject "$DECOY/$p"
 	DECOY_ID_OF[$p]=${out%%  *}
 done
 rm -f "$SCRATCH/decoy-ref"

@@ -65,9 +65,9 @@ pprof_top() {
 	local tool=$1
 	shift
 	if [ "$tool" = go ]; then
-		run go tool pprof -symbolize=local -top "$@"
+		expect_exit 0 go tool pprof -symbolize=local -top "$@"
 	else
-		run "$tool" -symbolize=local -top "$@"
+		expect_exit 0 "$tool" -symbolize=local -top "$@"
 	fi
 }
 
@@ -104,14 +104,14 @@ v1_debug=$symbols/.build-id/${id1:0:2}/${id1:2}.debug
 expect_eq "link output" "$out" "$id1  $v1_debug"
 expect_same_file "the debug tree's copy is v1" "$v1_debug" "$SCRATCH/v1.copy"
 # The profile names the file and the id runtime/pprof read from it.
-run go tool pprof -raw "$SCRATCH/cpu.pprof"
+expect_exit 0 go tool pprof -raw "$SCRATCH/cpu.pprof"
 expect_match "profile mapping (go tool pprof -raw)" "$(sed -n '/^Mappings/,$p' <<<"$out")" \
 	"^1: 0x[0-9a-f/x]+ $(re_quote "$deploy/bin/app") $id1 "
 # runtime/pprof wrote the names in; keep the addresses and the id only,
 # so that pprof must find a binary to name anything.
 prof=$SCRATCH/addr.pprof
 expect_exit 0 python3 "$TOP/tests/pprof-addresses-only.py" "$SCRATCH/cpu.pprof" "$prof"
-run go tool pprof -symbolize=none -top "$prof"
+expect_exit 0 go tool pprof -symbolize=none -top "$prof"
 expect_eq "address-only profile, not symbolized" "$(hot "$out")" "[app]"
 pprof_top go "$prof"
 expect_eq "address-only profile, symbolized from v1 at its path" "$(hot "$out")" main.hotLoopVersionOne
@@ -148,7 +148,7 @@ control app "t0810 programs" >"$pkg/root/DEBIAN/control"
 control app-dbgsym "t0810 debug files" >"$pkg/dbg/DEBIAN/control"
 expect_exit 0 dpkg-deb --root-owner-group --build "$pkg/root" "$repo/app_1.0_amd64.deb"
 expect_exit 0 dpkg-deb --root-owner-group --build "$pkg/dbg" "$repo/app-dbgsym_1.0_amd64.deb"
-run dpkg-deb -c "$repo/app-dbgsym_1.0_amd64.deb"
+expect_exit 0 dpkg-deb -c "$repo/app-dbgsym_1.0_amd64.deb"
 for rel in "${deb_files[@]}"; do
 	i=${deb_id[$rel]}
 	expect_match "app-dbgsym.deb lists $rel's debug file" "$out" \
@@ -165,7 +165,7 @@ tgz_id=$(gnu_id "$pkg/srv/bin/server")
 expect_match "server: id after the hook" "$tgz_id" '^[0-9a-f]{40}$'
 expect_exit 0 tar -C "$pkg" -czf "$repo/server-1.0.tar.gz" srv
 expect_exit 0 tar -C "$pkg/srvdbg" -czf "$repo/server-dbg-1.0.tar.gz" .build-id
-run tar -tzf "$repo/server-dbg-1.0.tar.gz"
+expect_exit 0 tar -tzf "$repo/server-dbg-1.0.tar.gz"
 expect_match "tarball lists the debug file" "$out" "^\.build-id/${tgz_id:0:2}/${tgz_id:2}\.debug\$"
 t_end
 
@@ -295,7 +295,7 @@ hello_s=$SCRATCH/hello-stripped cprog_s=$SCRATCH/cprog-stripped
 cp "$pkg/root/opt/app/bin/hello" "$hello_s" && strip -s "$hello_s"
 cp "$pkg/root/opt/app/bin/cprog" "$cprog_s" && strip -s "$cprog_s"
 expect_eq "strip -s keeps the id" "$(gnu_id "$hello_s")" "${deb_id[opt/app/bin/hello]}"
-run nm "$hello_s"
+expect_exit 0 nm "$hello_s"
 expect_match "no symbols left in the stripped copy" "$err" 'no symbols'
 # Where main.main is, by nm on the debug file; which line, by the source.
 i=${deb_id[opt/app/bin/hello]}

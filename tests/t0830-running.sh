@@ -157,7 +157,7 @@ run "$EBID" audit --running --pid "$pid1"
 expect_eq "exit" "$rc" 1
 expect_match "line" "$out" "^REPLACED +$pid1  app  $d/app \(deleted\)  kernel $id1  section $id1  path other-id $id2"
 expect_match "fix" "$out" 'fix: restart the process; until then keep the running build findable by id: elf-buildid audit --running --rescue'
-run "$EBID" audit --running --pid "$pid1" --json
+expect_exit 1 "$EBID" audit --running --pid "$pid1" --json
 expect_eq "json verdict" "$(field "$out" "$pid1" "$d/app" verdict)" replaced
 expect_eq "json deleted (the old inode is unlinked)" "$(field "$out" "$pid1" "$d/app" deleted)" true
 expect_eq "json path id" "$(field "$out" "$pid1" "$d/app" path_id)" "$id2"
@@ -177,7 +177,7 @@ run "$EBID" audit --running --pid "$pid1" --rescue --perf-cache "$HOME/.debug"
 expect_eq "exit (still replaced)" "$rc" 1
 expect_match "rescued" "$out" "rescued: $HOME/\.debug/"
 expect_same_file "the rescued bytes are v1's" "$HOME/.debug/.build-id/${id1:0:2}/${id1:2}/elf" "$SCRATCH/v1.bin"
-run "$EBID" audit --running --pid "$pid1"
+expect_exit 1 "$EBID" audit --running --pid "$pid1"
 expect_match "found now" "$out" "found $HOME/\.debug/\.build-id/${id1:0:2}/${id1:2}"
 expect_match "fix" "$out" 'fix: restart the process: a profile resolved by id finds the copy'
 [ "$perf_ok" = 1 ] &&
@@ -194,7 +194,7 @@ if [ "$perf_ok" = 1 ]; then
 		grep "r-xp $SCRATCH/v1.bin\$" | head -n 1)
 	expect_match "perf's MMAP2 of the attached process: the id of the file at the path" "$mm" "<$id1>\]: r-xp $SCRATCH/v1.bin"
 	echo "# perf record -p, MMAP2: ${mm##*: \[}"
-	run "$EBID" audit --running --pid "$pid" --json
+	expect_exit 0 "$EBID" audit --running --pid "$pid" --json
 	expect_eq "audit's kernel id" "$(field "$out" "$pid" "$SCRATCH/v1.bin" kernel_id)" "$id1"
 	kill -9 "$pid"
 fi
@@ -204,7 +204,7 @@ t_end
 t_begin "the kernel's id agrees with perf's MMAP2 records of a process perf starts (Go and C)"
 if [ "$perf_ok" = 1 ]; then
 	record_start "$d/k.data" "$SCRATCH/v1.bin" idle
-	run "$EBID" audit --running --pid "$pid" --json
+	expect_exit 0 "$EBID" audit --running --pid "$pid" --json
 	record_stop
 	json=$out
 	mm=$(perf script --show-mmap-events -i "$d/k.data" 2>/dev/null | grep 'PERF_RECORD_MMAP2' |
@@ -213,7 +213,7 @@ if [ "$perf_ok" = 1 ]; then
 	expect_eq "audit's kernel id of v1" "$(field "$json" "$pid" "$SCRATCH/v1.bin" kernel_id)" "$mm"
 	kill -9 "$pid"
 	record_start "$d/c.data" sleep 30
-	run "$EBID" audit --running --pid "$pid" --json
+	expect_exit 0 "$EBID" audit --running --pid "$pid" --json
 	record_stop
 	json=$out
 	kill -9 "$pid"
@@ -250,11 +250,11 @@ expect_eq "path now" "$(field "$out" "$pid2" "$d2/app" path_now)" none
 expect_eq "kernel id" "$(field "$out" "$pid2" "$d2/app" kernel_id)" "$id1"
 [ "$perf_ok" = 1 ] &&
 	expect_match "perf report before" "$(top_line "$d2/p.data")" '\[\.\] 0x[0-9a-f]+ +app'
-run "$EBID" audit --running --pid "$pid2" --rescue --debug-dir "$SCRATCH/dbg"
+expect_exit 1 "$EBID" audit --running --pid "$pid2" --rescue --debug-dir "$SCRATCH/dbg"
 expect_match "rescued" "$out" "rescued: $SCRATCH/dbg/\.build-id/${id1:0:2}/${id1:2}\.debug"
 expect_same_file "rescued bytes" "$SCRATCH/dbg/.build-id/${id1:0:2}/${id1:2}.debug" "$SCRATCH/v1.bin"
 expect_eq "readelf's id of the copy" "$(readelf_ids "$SCRATCH/dbg/.build-id/${id1:0:2}/${id1:2}.debug")" "$id1"
-run "$EBID" audit --running --pid "$pid2" --rescue --perf-cache "$HOME/.debug"
+expect_exit 1 "$EBID" audit --running --pid "$pid2" --rescue --perf-cache "$HOME/.debug"
 expect_match "rescued into perf's cache" "$out" "rescued: $HOME/\.debug/"
 [ "$perf_ok" = 1 ] &&
 	expect_match "perf report after (the judge)" "$(top_line "$d2/p.data")" '\[\.\] main\.hotLiveVersionOne +app'
@@ -305,11 +305,11 @@ run "$EBID" audit --running --pid "$pa" --pid "$pb" --json
 expect_eq "exit" "$rc" 1
 expect_eq "one" "$(field "$out" "$pa" "$d4/one" verdict)" duplicate
 expect_eq "two" "$(field "$out" "$pb" "$d4/two" verdict)" duplicate
-run "$EBID" audit --running --pid "$pa" --json
+expect_exit 0 "$EBID" audit --running --pid "$pa" --json
 expect_eq "one alone: ok" "$(field "$out" "$pa" "$d4/one" verdict)" ok
 cp "$d4/one" "$d4/one-copy"
 start "$d4/one-copy" idle
-run "$EBID" audit --running --pid "$pa" --pid "$pid" --json
+expect_exit 0 "$EBID" audit --running --pid "$pa" --pid "$pid" --json
 expect_eq "a byte-identical copy is no duplicate" "$(field "$out" "$pid" "$d4/one-copy" verdict)" ok
 t_end
 
