@@ -7,7 +7,7 @@
 #
 # Two sets, by two Go releases:
 #  - build/fixtures/VARIANT: Debian's Go 1.19 by path ($EBID_GO119, default
-#    /usr/lib/go-1.19/bin/go, package golang-1.19-go), whatever `go` is on
+#    /usr/lib/go-1.19/bin/go, package golang-1.19-go), whichever `go` is on
 #    PATH. The tests over these were written for its shapes: its linker
 #    writes no GNU build-id note unless -B asks for one. Stamp:
 #    build/fixtures/.go-version.
@@ -135,7 +135,8 @@ for v in "${variants[@]}"; do
 	st=$(stamp_of "$v")
 	[ -n "${gover_of[$st]:-}" ] && continue
 	g=$(go_of "$v")
-	gover_of[$st]="$("$g" version) ($(command -v "$g"))" || die "'$g version' failed"
+	ver=$("$g" version) || die "'$g version' failed"
+	gover_of[$st]="$ver ($(command -v "$g"))"
 	if [ "$(cat "$st" 2>/dev/null)" != "${gover_of[$st]}" ]; then
 		force_set[$st]=1
 	fi
