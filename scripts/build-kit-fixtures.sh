@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Builds the fixtures of the packaging and tree tests (t05NN) into
 # build/fixtures/kit/, from fixtures/kit/*.c and fixtures/hello:
-#   hello-arm64   the Go sample for GOARCH=arm64 (no GNU id, internal link)
+#   hello-arm64   the Go sample for GOARCH=arm64 (no GNU id, internal link),
+#                 built by Debian's Go 1.19 by path ($EBID_GO119, default
+#                 /usr/lib/go-1.19/bin/go), as scripts/build-fixtures.sh
+#                 builds plain and pie: Go >= 1.24 would write a GNU note
 #   cprog         C program, gcc -g (GNU ld's own build-id)
 #   cprog-noroom  C program, static, gold, -Wl,--build-id=none: no note and no
 #                 room for one (needs libc.a, and ld.gold from binutils)
@@ -27,7 +30,8 @@ die() { echo "build-kit-fixtures: $*" >&2; exit 1; }
 force=0
 [ "${1:-}" = "-f" ] && force=1
 
-for t in go gcc; do
+go119=${EBID_GO119:-/usr/lib/go-1.19/bin/go}
+for t in "$go119" gcc; do
 	command -v "$t" >/dev/null 2>&1 || die "'$t' not found (scripts/install-deps.sh)"
 done
 
@@ -72,7 +76,7 @@ build() {
 }
 
 # Each writes $tmp.
-mk_hello_arm64() { (cd "$top/fixtures/hello" && GOARCH=arm64 go build -o "$tmp" .); }
+mk_hello_arm64() { (cd "$top/fixtures/hello" && GOARCH=arm64 "$go119" build -o "$tmp" .); }
 mk_cprog() { gcc -g -O1 -o "$tmp" "$src/prog.c"; }
 # Static gold: the first PT_LOAD runs past the first page, so no strategy
 # has room (a bfd program without a build-id gets move-note now).

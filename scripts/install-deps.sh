@@ -8,7 +8,8 @@
 #   --check  only report; exit 1 when something is missing
 # Groups (default: base):
 #   base    the build (gcc, make, pkg-config, libelf, libcrypto, zlib), make demo
-#           and the core tests: Go, perf, binutils, elfutils, file,
+#           and the core tests: Go (the machine's, and Debian's Go 1.19 by
+#           path for the fixtures), perf, binutils, elfutils, file,
 #           Python 3, diffutils, qemu-user, clang
 #   kit     the packaging and gate tests (t04NN, t05NN), the consumers
 #           (t0800) and the symbol servers (t0810): ruby, gdb, eu-unstrip,
@@ -40,7 +41,7 @@ for a in "$@"; do
 	case "$a" in
 	--check) check_only=1 ;;
 	-h | --help)
-		sed -n '3,33s/^# \{0,1\}//p' "$0"
+		sed -n '3,34s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
 	base | kit | matrix | robust | bench | static | ship | pkg | real) groups+=("$a") ;;
@@ -70,6 +71,9 @@ group_base() {
 	cmd make make
 	cmd pkg-config pkg-config
 	cmd go golang-go
+	# The Go 1.19 the fixtures and the tests over Go 1.19's shapes (no GNU
+	# note) are built with, by path: scripts/build-fixtures.sh, $EBID_GO119.
+	path /usr/lib/go-1.19/bin/go golang-1.19-go
 	cmd perf linux-perf
 	cmd eu-readelf elfutils
 	cmd eu-elflint elfutils
@@ -266,6 +270,8 @@ group_pkg() {
 	path /usr/share/perl5/Debian/Debhelper/Dh_Lib.pm debhelper
 	path /usr/share/perl5/Debian/Debhelper/Buildsystem/golang.pm dh-golang
 	cmd go golang-go
+	# t0940's package build-depends on it, t0950's spec runs it by path.
+	path /usr/lib/go-1.19/bin/go golang-1.19-go
 	cmd rpmbuild rpm
 	cmd rpm rpm
 	cmd rpm2cpio rpm2cpio

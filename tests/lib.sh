@@ -46,6 +46,12 @@ FIXTURES=${EBID_FIXTURES:-$TOP/build/fixtures}
 EBID_PY=$TOP/tests/ebid.py
 # Every variant scripts/build-fixtures.sh builds.
 VARIANTS=(plain sw pie nobuildid reserved existing)
+# They are built by Debian's Go 1.19, by path (no GNU note unless -B asks):
+# GO119 is also the Go of the tests whose point is "a Go binary with no id".
+GO119=${EBID_GO119:-/usr/lib/go-1.19/bin/go}
+export EBID_GO119=$GO119
+# The variants built by the `go` on PATH, in $FIXTURES/current/.
+CURRENT_VARIANTS=(default pie sw bnone nobuildid placeholder gobuildid)
 # The id the `existing` fixture was linked with (-ldflags=-B=0x...).
 EXISTING_ID=0123456789abcdeffedcba9876543210a5a5a5a5
 ZERO_ID=0000000000000000000000000000000000000000

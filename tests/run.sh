@@ -205,6 +205,12 @@ total=${#names[@]}
 # existing-s390x (32-bit, big-endian), which it would otherwise find
 # missing whenever it starts before t0010 has built them.
 fixture_sets=()
+# Which Go releases the run uses: the machine's `go` (the current fixture
+# set, tests of what `go build` gives today) and Debian's Go 1.19 by path
+# (the other fixtures, tests of a Go binary with no id).
+go119=${EBID_GO119:-/usr/lib/go-1.19/bin/go}
+gv() { "$1" version 2>/dev/null | awk '{ print $3 }' | grep . || echo missing; }
+echo "# go: $(gv go) (PATH), $(gv "$go119") ($go119)"
 [ ${#scripts[@]} -gt 0 ] || [ ${#units[@]} -gt 0 ] && fixture_sets+=("")
 [ ${#units[@]} -gt 0 ] && fixture_sets+=("existing-386 existing-s390x")
 for set in ${fixture_sets[@]+"${fixture_sets[@]}"}; do

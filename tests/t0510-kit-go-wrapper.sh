@@ -4,6 +4,11 @@
 # given arguments, then inject the -o output. -o FILE, -o=FILE, -o DIR/,
 # flags with separate values before -o, GOARCH=arm64, a rebuild that Go does
 # not rewrite, go build failures, -n, and a missing -o.
+# The wrapper runs Debian's Go 1.19 by path (GO=$GO119, tests/lib.sh): these
+# blocks are about the wrapper stamping a Go binary with no id, and Go 1.19's
+# linker writes none. The last block runs the machine's go (GO=go): what
+# users of the wrapper get today (Go >= 1.24: the linker's derived id,
+# kept and made kernel-visible).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/kit-lib.sh"
 require_tool
@@ -11,6 +16,7 @@ kit_prelude
 
 W=$TOP/scripts/go-build-buildid
 export ELF_BUILDID=$EBID
+export GO=$GO119
 export CGO_ENABLED=0 GOFLAGS=-trimpath GOPROXY=off GO111MODULE=on GOWORK=off
 export GOMODCACHE=$GOPATH/pkg/mod
 src=$TOP/fixtures/hello
@@ -77,6 +83,22 @@ expect_match "stderr" "$err" '-o'
 wrap -n -o "$out_dir/dry" .
 expect_eq "exit (-n)" "$rc" 0
 [ -e "$out_dir/dry" ] && t_fail "-n wrote $out_dir/dry"
+t_end
+
+t_begin "the machine's go: the id readelf shows in go build's output is kept, and the kernel sees it"
+# The same build twice gives the same Go build id (-trimpath), so the GNU
+# id go build alone writes is the one the wrapper must keep.
+(cd "$src" && go build -o "$out_dir/cur-plain" .) >"$SCRATCH/.go.log" 2>&1 ||
+	t_fail "go build: $(head -c 1000 "$SCRATCH/.go.log")"
+goid=$(readelf_ids "$out_dir/cur-plain")
+expect_match "readelf: go build writes a GNU id ($(go version))" "$goid" '^[0-9a-f]{40}$'
+expect_match "ebid.py kernel before" "$(py_kernel "$out_dir/cur-plain")" 'kernel sees no build-id'
+GO=go wrap -o "$out_dir/cur" .
+expect_eq "exit" "$rc" 0
+expect_eq "output" "$out" "$goid  $out_dir/cur"
+expect_eq "readelf" "$(readelf_ids "$out_dir/cur")" "$goid"
+expect_eq "ebid.py kernel" "$(py_kernel "$out_dir/cur")" "$goid"
+expect_exit 0 "$EBID" verify --perf=off "$out_dir/cur"
 t_end
 
 t_done

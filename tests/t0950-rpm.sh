@@ -13,6 +13,8 @@
 # cache gives the same id. With -u find-debuginfo re-seeds the id with
 # VERSION-RELEASE, as rpm does by default: another id, still the
 # kernel's, and the debuginfo keyed by it.
+# The spec builds with Debian's Go 1.19 by path ($GO119): "the missing id"
+# is a Go binary with no id, and Go >= 1.24's linker writes a derived one.
 . "$(dirname "$0")/lib.sh"
 require_tool
 require_deps pkg
@@ -48,7 +50,7 @@ A Go program with two named functions.
 cp %{SOURCE0} %{SOURCE1} .
 
 %build
-go build -trimpath -buildvcs=false -ldflags=-compressdwarf=false -o hello-ebid .
+$GO119 build -trimpath -buildvcs=false -ldflags=-compressdwarf=false -o hello-ebid .
 
 %install
 install -D -m 0755 hello-ebid %{buildroot}%{_bindir}/hello-ebid

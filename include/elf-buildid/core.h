@@ -434,13 +434,16 @@ const char *ebid_machine_name(uint16_t machine);
 
 /*
  * Whether the GNU id is the one Go's linker derives from the file's Go build
- * id (-B gobuildid; the default from Go 1.24). Such an id is only as unique
- * as the Go build id: a fixed -buildid gives every binary the same one.
+ * id (-B gobuildid, from Go 1.22; the default from Go 1.24), and by which
+ * release's formula (src/id/hash.c names the Go sources). Such an id is
+ * only as unique as the Go build id: a fixed -buildid gives every binary
+ * the same one.
  */
 enum ebid_go_derivation {
 	EBID_GO_DERIVED_NO = 0,
-	EBID_GO_DERIVED_SUM32,          /* SHA-256, first byte inverted: Go 1.24+ */
-	EBID_GO_DERIVED_NOTSHA256,      /* SHA-256, every bit inverted: older */
+	EBID_GO_DERIVED_SUM32,          /* SHA-256, first byte inverted: Go 1.25+ */
+	EBID_GO_DERIVED_NOTSHA256,      /* SHA-256, every bit inverted: Go 1.22-1.23 */
+	EBID_GO_DERIVED_SUM32_GO124,    /* SHA-256, first byte ^ 0x01: Go 1.24 */
 };
 enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf);
 

@@ -61,8 +61,19 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 
 			ebid_hex(hex, g->desc, n);
 			printf("  gnu-build-id: %s\n", hex);
-			if (ebid_go_derived(&elf) != EBID_GO_DERIVED_NO)
-				printf("  gnu-build-id-from: the Go build id (Go's linker, -B gobuildid)\n");
+			switch (ebid_go_derived(&elf)) {
+			case EBID_GO_DERIVED_NO:
+				break;
+			case EBID_GO_DERIVED_SUM32:
+				printf("  gnu-build-id-from: the Go build id (Go's linker, -B gobuildid, Go 1.25 or later)\n");
+				break;
+			case EBID_GO_DERIVED_SUM32_GO124:
+				printf("  gnu-build-id-from: the Go build id (Go's linker, -B gobuildid, Go 1.24)\n");
+				break;
+			case EBID_GO_DERIVED_NOTSHA256:
+				printf("  gnu-build-id-from: the Go build id (Go's linker, -B gobuildid, Go 1.22 or 1.23)\n");
+				break;
+			}
 			if (ebid_gnu_id_constant(&elf))
 				printf("  gnu-build-id-constant: yes (derived from a Go build id the go command did not make: every program linked with it has this id; inject replaces it with the content hash)\n");
 			printf("  gnu-note: %s%.0zu%s%s, offset 0x%llx, descsz %u%s\n",

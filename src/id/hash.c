@@ -213,9 +213,15 @@ out:
 
 /*
  * Go's linker derives the GNU id from the Go build id (-B gobuildid, the
- * default from Go 1.24): the first 20 bytes of cmd/internal/hash.Sum32,
- * which is SHA-256 with its first byte inverted. Before that, the toolchain
- * hashed with notsha256, SHA-256 with every bit inverted.
+ * default from Go 1.24 whenever -buildid is given): addbuildinfo in
+ * cmd/link/internal/ld/elf.go takes the first 20 bytes of a hash of the
+ * build id, which changed twice (each measured with the real linker):
+ *   Go 1.25 and later: cmd/internal/hash.Sum32, SHA-256 with its first byte
+ *     inverted (sum[0] ^= 0xff, cmd/internal/hash/hash.go);
+ *   Go 1.24: cmd/internal/hash.Sum32 was SHA-256 with the low bit of its
+ *     first byte flipped (sum[0] ^= 1);
+ *   Go 1.22 and 1.23 (-B gobuildid is new in 1.22): cmd/internal/notsha256,
+ *     SHA-256 with every bit inverted.
  */
 enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf)
 {
@@ -231,7 +237,10 @@ enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf)
 	if (EVP_Digest(go->desc, go->desc_len, md, &len, EVP_sha256(),
 		       NULL) != 1 || len < 20)
 		return EBID_GO_DERIVED_NO;
-	md[0] ^= 0xff;
+	md[0] ^= 0x01;
+	if (!memcmp(md, g->desc, 20))
+		return EBID_GO_DERIVED_SUM32_GO124;
+	md[0] ^= 0x01 ^ 0xff;
 	if (!memcmp(md, g->desc, 20))
 		return EBID_GO_DERIVED_SUM32;
 	for (i = 1; i < 20; i++) /* byte 0 is inverted already */
