@@ -30,7 +30,7 @@
 #     current/bnone        -ldflags=-B=none (no GNU note)
 #     current/nobuildid    -ldflags=-buildid= (no note at all)
 #     current/placeholder  -ldflags=-buildid=redacted (as Bazel's rules_go links)
-#     current/gobuildid    -ldflags=-buildid=x -B gobuildid
+#     current/gobuildid    -ldflags=-buildid=AAAA…(20)/BBBB…(20) -B gobuildid (a go-command form)
 set -u
 set -o pipefail
 
@@ -42,6 +42,8 @@ godir=$top/build/go
 # The id the `existing` variant carries: 20 non-zero bytes.
 EXISTING_ID=0123456789abcdeffedcba9876543210a5a5a5a5
 ZERO_ID=0000000000000000000000000000000000000000
+# A Go build id of the form the go command writes (2 parts of 20).
+GOID2=AAAAAAAAAAAAAAAAAAAA/BBBBBBBBBBBBBBBBBBBB
 
 all_variants=(plain sw pie nobuildid reserved existing
 	current/default current/pie current/sw current/bnone current/nobuildid
@@ -103,7 +105,9 @@ variant_flags() {
 	current/bnone) flags=(-ldflags=-B=none) ;;
 	current/nobuildid) flags=(-ldflags=-buildid=) ;;
 	current/placeholder) flags=(-ldflags=-buildid=redacted) ;;
-	current/gobuildid) flags=("-ldflags=-buildid=x -B gobuildid") ;;
+	# -B gobuildid with a Go build id of the go command's form (2 parts
+	# of 20): an id to keep; a placeholder one is t0177's.
+	current/gobuildid) flags=("-ldflags=-buildid=$GOID2 -B gobuildid") ;;
 	*) return 1 ;;
 	esac
 }

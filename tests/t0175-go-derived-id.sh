@@ -86,7 +86,7 @@ expect_eq "go tool buildid" "$(go tool buildid one)" "$goid"
 t_end
 
 t_begin "show says the id is derived from the Go build id"
-run "$EBID" show one
+expect_exit 0 "$EBID" show one
 expect_match "show" "$out" "gnu-build-id: $sum"
 expect_match "show" "$out" 'gnu-build-id-from: the Go build id'
 t_end
@@ -124,9 +124,9 @@ expect_eq "readelf -n other" "$(readelf_ids other)" "$other_id"
 run "$EBID" show other
 expect_eq "exit" "$rc" 0
 expect_false "gnu-build-id-from line" grep_q 'gnu-build-id-from' <<<"$out"
-run "$EBID" show another
+expect_exit 0 "$EBID" show another
 expect_match "another's own is" "$out" 'gnu-build-id-from: the Go build id'
-run "$EBID" verify --perf=off other one
+expect_exit 1 "$EBID" verify --perf=off other one
 expect_match "other fails for the kernel" "$(grep '^FAIL  other ' <<<"$out")" 'pt_note: '
 expect_false "other fails on unique" grep_q 'unique' <<<"$out"
 t_end

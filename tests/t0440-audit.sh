@@ -176,7 +176,7 @@ mkdir -p "$HOME"
 run "$EBID" audit -q "$d/p.data"
 expect_eq "exit" "$rc" 1
 expect_eq "stdout with -q" "$out" ""
-run "$EBID" audit "$d/p.data"
+expect_exit 1 "$EBID" audit "$d/p.data"
 expect_eq "verdict" "$(verdict_of "$out" "$d/app")" GONE
 t_end
 
@@ -230,7 +230,7 @@ mkdir -p "$SCRATCH/pbp/$pid1"
 cp "$SCRATCH/v1.bin" "$SCRATCH/pbp/$pid1/withid"
 # $SCRATCH/v1.bin is another v1 build: give the copy pid1 by its content.
 "$EBID" inject -f --id="0x$pid1" "$SCRATCH/pbp/$pid1/withid" >/dev/null
-run env PPROF_BINARY_PATH="$SCRATCH/pbp" "$EBID" audit "$p/old.pb.gz"
+expect_exit 1 env PPROF_BINARY_PATH="$SCRATCH/pbp" "$EBID" audit "$p/old.pb.gz"
 expect_eq "with id" "$(verdict_of "$out" "$p/withid")" OK
 expect_match "where" "$out" "in PPROF_BINARY_PATH"
 t_end

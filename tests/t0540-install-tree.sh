@@ -239,7 +239,7 @@ expect_eq "same ID  PATH lines" "$(printf '%s\n' "$out" | sort)" "$(printf '%s\n
 expect_eq "summary" "$(summary_counts "$err")" \
 	"injected=0 backfilled=0 repaired=0 unchanged=7 skipped=4 failed=1"
 expect_eq "tree state" "$(tree_state "$A/opt")" "$before"
-run bash -c 'cd "$0" && exec "$@"' "$A" "$EBID" link -r -j 1 --debug-dir=debug opt
+expect_exit 2 bash -c 'cd "$0" && exec "$@"' "$A" "$EBID" link -r -j 1 --debug-dir=debug opt
 expect_eq "debug tree state" "$(tree_state "$A/debug")" "$dbefore"
 got=$(python3 -c 'import json,sys; print(" ".join(sorted(set(f["action"] for f in json.load(open(sys.argv[1]))["files"]))))' "$A/manifest2.json" 2>&1)
 expect_eq "actions in the second manifest" "$got" "failed skipped unchanged"
@@ -258,7 +258,7 @@ for p in $(cd "$A" && find opt -type f | sort); do
 	expect_same_file "$p" "$A/$p" "$B/$p"
 done
 expect_same_file "manifest" "$A/manifest.json" "$B/manifest.json"
-run bash -c 'cd "$0" && exec "$@"' "$B" "$EBID" link -r -j 2 --debug-dir=debug opt
+expect_exit 2 bash -c 'cd "$0" && exec "$@"' "$B" "$EBID" link -r -j 2 --debug-dir=debug opt
 expect_eq "debug tree listing" "$(cd "$B/debug" && find . | sort)" "$(cd "$A/debug" && find . | sort)"
 for p in $(cd "$A/debug" && find . -type f | sort); do
 	expect_same_file "debug/$p" "$A/debug/$p" "$B/debug/$p"
