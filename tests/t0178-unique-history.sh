@@ -209,6 +209,54 @@ else
 fi
 t_end
 
+# block NAME: docs/ci.md's text between "<!-- ci-test:NAME begin -->" and
+# its end marker, without the ``` fence lines (as t0430 cuts them).
+block() {
+	awk -v b="<!-- ci-test:$1 begin -->" -v e="<!-- ci-test:$1 end -->" '
+		$0 == b { on = 1; next }
+		$0 == e { on = 0; found = 1; next }
+		on && /^```/ { next }
+		on { print }
+		END { exit found ? 0 : 1 }' "$TOP/docs/ci.md"
+}
+
+t_begin "docs/ci.md's history blocks, run as written: release 1 recorded; release 2's gate fails the collision, passes a release without one"
+ci=$SCRATCH/ci
+mkdir -p "$ci/tools" "$ci/dist/bin"
+cp "$EBID" "$ci/tools/elf-buildid"
+expect_true "no ci-test:history-record block" block history-record >"$SCRATCH/record.sh"
+expect_true "no ci-test:history-gate block" block history-gate >"$SCRATCH/gate.sh"
+# Release 1.2.0: the record block over its dist/.
+cp "$rel1/bin/hello" "$ci/dist/bin/hello"
+(cd "$ci" && bash -e "$SCRATCH/record.sh") >"$SCRATCH/record.out" 2>&1
+st=$?
+expect_eq "record block: exit status ($(cat "$SCRATCH/record.out"))" "$st" 0
+mkdir -p "$ci/releases/1.2.0"
+mv "$ci/manifest.json" "$ci/releases/1.2.0/manifest.json"
+expect_eq "recorded: dist/bin/hello with release 1's id" \
+	"$(py_json "$ci/releases/1.2.0/manifest.json" '[(f["path"], f["gnu_build_id"]) for f in d["files"]]')" \
+	"[('dist/bin/hello', '$id1')]"
+if [ "$srv_up" = 1 ]; then
+	# Release 1.3.0: the same path holds release 2's program, its id forced.
+	cp "$rel2/bin/hello" "$ci/dist/bin/hello"
+	(cd "$ci" && DEBUGINFOD_URLS=$srv_url bash -e "$SCRATCH/gate.sh") >"$SCRATCH/gate.out" 2>&1
+	st=$?
+	expect_eq "gate over the collision: exit status ($(cat "$SCRATCH/gate.out"))" "$st" 1
+	expect_match "gate over the collision" "$(cat "$SCRATCH/gate.out")" \
+		"^FAIL  dist/bin/hello  unique: manifest 'releases/1\.2\.0/manifest\.json' lists this id for 'dist/bin/hello', a file with other bytes"
+	# Without the collision: a new id, and release 1's file unchanged.
+	cp "$rel2/bin/new" "$ci/dist/bin/new"
+	cp "$rel1/bin/hello" "$ci/dist/bin/hello"
+	(cd "$ci" && DEBUGINFOD_URLS=$srv_url bash -e "$SCRATCH/gate.sh") >"$SCRATCH/gate.out" 2>&1
+	st=$?
+	expect_eq "gate without it: exit status ($(cat "$SCRATCH/gate.out"))" "$st" 0
+	expect_eq "gate without it" "$(cat "$SCRATCH/gate.out")" "PASS  dist/bin/hello  $id1
+PASS  dist/bin/new  $id_new"
+else
+	t_fail "no server (block above)"
+fi
+t_end
+
 # --- (c) a server that cannot be asked -------------------------------------------------
 t_begin "(c) DEBUGINFOD_URLS at a closed port of 127.0.0.1: an ERROR, exit 2, 'debuginfod could not be asked', never a pass"
 port=$(free_port)
