@@ -266,7 +266,7 @@ DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$SCRATCH/cache-clos
 	run timeout 120 "$EBID" verify --perf=off --against-debuginfod "$rel1/bin/hello"
 expect_eq "exit status" "$rc" 2
 expect_match "verify" "$out" \
-	"^ERROR  $(re_quote "$rel1/bin/hello")  unique: debuginfod could not be asked: Connection refused"
+	"^ERROR  $(re_quote "$rel1/bin/hello")  unique: debuginfod could not be asked: Connection refused \(DEBUGINFOD_URLS=http://127\.0\.0\.1:$port\)\$"
 expect_one_error_line "$rel1/bin/hello"
 expect_match "stderr" "$err" "verify: unique: debuginfod could not be asked: "
 t_end

@@ -324,6 +324,7 @@ static void hist_debuginfod(const struct cli *cli, struct result *r, int fd,
 			    const struct ebid_elf *elf, char sha[65])
 {
 	char err[EBID_ERRLEN], theirs[65];
+	const char *urls = getenv("DEBUGINFOD_URLS");
 	struct ebid_served sv;
 	const char *from;
 	int ret;
@@ -334,8 +335,10 @@ static void hist_debuginfod(const struct cli *cli, struct result *r, int fd,
 	if (ret == -ENOENT)
 		return;
 	if (ret) {
-		hist_set(r, HIST_ERROR, "debuginfod could not be asked: %.250s",
-			 err);
+		/* libdebuginfod does not say which server failed: name them all. */
+		hist_set(r, HIST_ERROR,
+			 "debuginfod could not be asked: %.150s (DEBUGINFOD_URLS=%.120s)",
+			 err, urls ? urls : "");
 		return;
 	}
 	from = sv.url[0] ? sv.url : "libdebuginfod's cache";
