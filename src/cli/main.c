@@ -186,6 +186,7 @@ int main(int argc, char **argv)
 		status = run_command(&cli, cmd, argv + optind, argc - optind);
 	free(cli.exclude);
 	free(cli.allow_missing);
+	free(cli.against_manifest);
 	free(cli.pids);
 	free(home_cache);
 	return status == OPT_DONE ? EXIT_OK : status;
