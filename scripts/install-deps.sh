@@ -128,6 +128,8 @@ group_kit() {
 	cmd file file
 	cmd debuginfod debuginfod
 	cmd debuginfod-find debuginfod
+	# t0178: verify --against-debuginfod loads elfutils' client library.
+	path /usr/lib/x86_64-linux-gnu/libdebuginfod.so.1 libdebuginfod1
 	cmd bsdtar libarchive-tools
 	cmd dpkg-deb dpkg
 	cmd curl curl

@@ -104,14 +104,19 @@ t_end
 # option. It does when the run gets as far as the file (which does not
 # exist: exit 2, "cannot open"); a refused option is exit 64, "does not
 # apply". --help and --version end the run with status 0. link needs a
-# place and verify --hash needs --content-hash, so they get them. (No
-# command substitution or grep per option: 189 runs stay quick.)
+# place and verify --hash needs --content-hash, so they get them;
+# verify --against-manifest reads its FILE before any file (an empty
+# manifest here) and --against-debuginfod needs DEBUGINFOD_URLS (a port
+# nothing is asked on: the file does not exist). (No command substitution
+# or grep per option: 189 runs stay quick.)
 accepted() {
-	local cmd=$1 opt=$2 meta=$3 extra=() e=$SCRATCH/.err rc
+	local cmd=$1 opt=$2 meta=$3 extra=() envs=() e=$SCRATCH/.err rc
 	case "$cmd:$opt" in
 	link:--debug-dir | link:--perf-cache | link:--perf-default-cache) ;;
 	link:*) extra=("--debug-dir=$SCRATCH/dd") ;;
 	verify:--hash) extra=(--content-hash) ;;
+	verify:--against-manifest) printf '{"tool": "elf-buildid", "files": []}\n' >"$SCRATCH/out" ;;
+	verify:--against-debuginfod) envs=(DEBUGINFOD_URLS=http://127.0.0.1:9) ;;
 	esac
 	case "$meta" in
 	-) ;;
@@ -120,7 +125,7 @@ accepted() {
 	OUT | FILE | F) opt+="=$SCRATCH/out" ;;
 	*) got="the test has no value for $meta"; return ;;
 	esac
-	"$EBID" "$cmd" "$opt" ${extra[@]+"${extra[@]}"} "$SCRATCH/no-such-file" \
+	env ${envs[@]+"${envs[@]}"} "$EBID" "$cmd" "$opt" ${extra[@]+"${extra[@]}"} "$SCRATCH/no-such-file" \
 		>/dev/null 2>"$e" </dev/null
 	rc=$?
 	got="exit $rc: $(<"$e")"

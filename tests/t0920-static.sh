@@ -236,6 +236,16 @@ if [ -z "$root_why" ]; then
 fi
 t_end
 
+# libdebuginfod is dlopen'ed by the dynamic build only (src/profile/
+# debuginfod.c): the static one refuses --against-debuginfod up front
+# rather than pass a gate that asked no server.
+t_begin "verify --against-debuginfod in the static binary: exit 2, it cannot load libdebuginfod"
+DEBUGINFOD_URLS=http://127.0.0.1:9 run "$STATIC" verify --perf=off --against-debuginfod "$FIXTURES/pie"
+expect_eq "exit status" "$rc" 2
+expect_eq "stderr" "$err" "elf-buildid: --against-debuginfod: the static build cannot load libdebuginfod (use the dynamically linked elf-buildid)"
+expect_eq "stdout" "$out" ""
+t_end
+
 t_begin "link needs /proc: without it, exit 2 and nothing placed; with it, the file is placed"
 t_skip_if "$root_why"
 if [ -z "$root_why" ]; then

@@ -40,6 +40,37 @@ int ebid_debuginfod_find(const char *kind, const char *hex,
 			 char *const envp[], long timeout_ms, char *path,
 			 size_t pathlen, char *err, size_t errlen);
 
+/*
+ * libdebuginfod (elfutils' client library), loaded at run time on first
+ * use: 0, or -ENOSYS with err saying why it cannot be used (not
+ * installed, too old, or the static build, which cannot load it).
+ */
+int ebid_debuginfod_load(char *err, size_t errlen);
+
+/* What a debuginfod server served. */
+struct ebid_served {
+	int fd;                         /* the file, owned by the caller */
+	char path[EBID_PATH_MAX];       /* where libdebuginfod cached it */
+	char url[EBID_PATH_MAX];        /* the URL it came from ("" when
+					 * libdebuginfod answered from its
+					 * cache without asking) */
+};
+
+/*
+ * Asks the servers in DEBUGINFOD_URLS (read by libdebuginfod, with its
+ * DEBUGINFOD_CACHE_PATH and DEBUGINFOD_TIMEOUT) for the executable whose
+ * build-id is id, through libdebuginfod; given up after timeout_ms
+ * whatever the servers do. 0 with out filled (out->fd open); -ENOENT when
+ * no server has it (every server answered 404); -ENOSYS when
+ * libdebuginfod cannot be used; -EINVAL when DEBUGINFOD_URLS names no
+ * server; -ETIMEDOUT at the deadline; another negative errno when a
+ * server could not be asked (-ECONNREFUSED, -EHOSTUNREACH, ...), err
+ * naming the cause and, when known, the URL.
+ */
+int ebid_debuginfod_executable(const unsigned char *id, size_t id_len,
+			       long timeout_ms, struct ebid_served *out,
+			       char *err, size_t errlen);
+
 enum ebid_profile_format {
 	EBID_PROFILE_PERF = 1,  /* perf.data, read through perf */
 	EBID_PROFILE_PPROF,     /* profile.proto, gzip'd or not */

@@ -40,6 +40,11 @@ struct cli {
 	const char *junit;
 	const char **allow_missing;
 	size_t nallow_missing;
+	const char **against_manifest;  /* --against-manifest, in order */
+	size_t nagainst_manifest;
+	bool against_debuginfod;
+	long debuginfod_timeout_ms;     /* EBID_DEBUGINFOD_TIMEOUT_MS, or 60 s */
+	const struct manifest *manifests; /* loaded by cmd_verify */
 	/* link */
 	const char *debug_dir, *perf_cache, *debug_file;
 	bool perf_default_cache;
@@ -106,6 +111,12 @@ struct result {
 	bool constant_kept;             /* --keep-constant-id kept it */
 	unsigned long long dev, ino;
 	bool alias;                     /* another name of a listed inode */
+	/*
+	 * verify --against-manifest, --against-debuginfod: what the earlier
+	 * releases say of the id; check_unique() makes it part of "unique".
+	 */
+	enum { HIST_NONE, HIST_NEW, HIST_SAME, HIST_OTHER, HIST_ERROR } hist;
+	char hist_detail[320];
 };
 
 extern const char *progname;
@@ -133,6 +144,37 @@ void entry_error(struct result *r, const struct ebid_walk_entry *e);
  */
 int open_entry(const struct cli *cli, const struct ebid_walk_entry *e,
 	       struct stat *st, char *err, size_t errlen);
+
+/*
+ * A manifest written by inject --manifest (manifest.c), as verify reads it
+ * back: the entries that have an id, sorted by it; their strings are
+ * owned by the manifest.
+ */
+struct manifest_entry {
+	char *path;
+	char *id;                       /* lower-case hex */
+	char *sha256;                   /* lower-case hex, or NULL */
+};
+
+struct manifest {
+	const char *path;               /* as given, not owned */
+	struct manifest_entry *entries;
+	size_t nentries;
+};
+
+/*
+ * Reads and parses the manifest at path: 0, or a negative code with err
+ * saying what is wrong (with the line and column for bad JSON). On failure
+ * nothing is left to release.
+ */
+int manifest_load(struct manifest *m, const char *path, char *err,
+		  size_t errlen);
+int manifest_parse(struct manifest *m, const char *text, size_t len,
+		   char *err, size_t errlen);
+void manifest_release(struct manifest *m);
+/* The entries with id (lower-case hex), *count of them, or NULL. */
+const struct manifest_entry *manifest_find(const struct manifest *m,
+					   const char *id, size_t *count);
 
 /* The commands. */
 int cmd_job(const struct cli *cli, char **args, int nargs);

@@ -129,7 +129,7 @@ static void add_check(struct result *r, const char *name,
 	va_start(ap, fmt);
 	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
 	va_end(ap);
-	if (status == CHECK_FAIL)
+	if (status == CHECK_FAIL && r->status < EXIT_CHECK)
 		r->status = EXIT_CHECK;
 }
 
@@ -241,6 +241,154 @@ static void check_content(const struct cli *cli, struct result *r, int fd,
 	}
 }
 
+static void hist_set(struct result *r, int hist, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The earlier releases' word on r's id; HIST_OTHER and HIST_ERROR stand. */
+static void hist_set(struct result *r, int hist, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->hist = hist;
+	va_start(ap, fmt);
+	vsnprintf(r->hist_detail, sizeof(r->hist_detail), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Whether the manifests list r's id for a file with other bytes: the same
+ * file is the one whose SHA-256 the manifest recorded. sha is the file's,
+ * computed on the first match ("" until then). False when r->hist was
+ * settled (another file, or the file could not be hashed).
+ */
+static bool hist_manifests(const struct cli *cli, struct result *r, int fd,
+			   char sha[65])
+{
+	char err[EBID_ERRLEN];
+	size_t i, k, count;
+
+	for (i = 0; i < cli->nagainst_manifest; i++) {
+		const struct manifest *m = &cli->manifests[i];
+		const struct manifest_entry *e = manifest_find(m, r->id, &count);
+
+		for (k = 0; k < count; k++) {
+			if (!sha[0] && ebid_sha256_fd(fd, sha, err, sizeof(err))) {
+				hist_set(r, HIST_ERROR,
+					 "cannot hash the file to compare it with '%.100s': %.150s",
+					 m->path, err);
+				return false;
+			}
+			if (e[k].sha256 && !strcmp(e[k].sha256, sha)) {
+				if (r->hist == HIST_NEW)
+					hist_set(r, HIST_SAME,
+						 "released before as this very file ('%.100s' in '%.100s', same SHA-256)",
+						 e[k].path, m->path);
+				continue;
+			}
+			hist_set(r, HIST_OTHER,
+				 "manifest '%.100s' lists this id for '%.100s', a file with other bytes (%.30s)",
+				 m->path, e[k].path,
+				 e[k].sha256 ? "another SHA-256"
+					     : "no SHA-256 recorded");
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Both files' content ids (by --hash, or sha1; md5 for a 16-byte id) are
+ * the id: their bytes are the same but for nothing a hash can tell.
+ */
+static bool same_content(const struct cli *cli, int fd,
+			 const struct ebid_elf *elf, int served_fd)
+{
+	enum ebid_hash_alg alg = cli->opts.alg;
+	const struct ebid_note *g = &elf->gnu;
+	unsigned char mine[EBID_MAX_ID], theirs[EBID_MAX_ID];
+	char err[EBID_ERRLEN];
+	struct ebid_elf other;
+	bool same = false;
+
+	if (g->desc_len == 16 && alg == EBID_HASH_SHA1)
+		alg = EBID_HASH_MD5;
+	if (ebid_hash_id_len(alg) != g->desc_len)
+		return false;
+	memset(&other, 0, sizeof(other));
+	if (ebid_elf_open_fd(&other, served_fd, err, sizeof(err)))
+		return false;
+	if (other.gnu.present && other.gnu.desc_len == g->desc_len &&
+	    !ebid_content_id(fd, elf, alg, mine, err, sizeof(err)) &&
+	    !ebid_content_id(served_fd, &other, alg, theirs, err, sizeof(err)))
+		same = !memcmp(mine, theirs, g->desc_len) &&
+		       !memcmp(mine, g->desc, g->desc_len);
+	ebid_elf_release(&other);
+	return same;
+}
+
+/*
+ * What the servers in DEBUGINFOD_URLS serve with r's id: nothing (404
+ * from all), this file (byte for byte, or the same content hash), another
+ * file, or no answer (an ERROR: the check could not be made).
+ */
+static void hist_debuginfod(const struct cli *cli, struct result *r, int fd,
+			    const struct ebid_elf *elf, char sha[65])
+{
+	char err[EBID_ERRLEN], theirs[65];
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	struct ebid_served sv;
+	const char *from;
+	int ret;
+
+	ret = ebid_debuginfod_executable(elf->gnu.desc, elf->gnu.desc_len,
+					 cli->debuginfod_timeout_ms, &sv, err,
+					 sizeof(err));
+	if (ret == -ENOENT)
+		return;
+	if (ret) {
+		/* libdebuginfod does not say which server failed: name them all. */
+		hist_set(r, HIST_ERROR,
+			 "debuginfod could not be asked: %.150s (DEBUGINFOD_URLS=%.120s)",
+			 err, urls ? urls : "");
+		return;
+	}
+	from = sv.url[0] ? sv.url : "libdebuginfod's cache";
+	if (!sha[0] && ebid_sha256_fd(fd, sha, err, sizeof(err))) {
+		hist_set(r, HIST_ERROR,
+			 "cannot hash the file to compare it with what debuginfod serves: %.150s",
+			 err);
+	} else if (!ebid_sha256_fd(sv.fd, theirs, err, sizeof(err)) &&
+		   !strcmp(theirs, sha)) {
+		if (r->hist == HIST_NEW)
+			hist_set(r, HIST_SAME,
+				 "released before as this very file (debuginfod serves the same bytes from %.200s)",
+				 from);
+	} else if (same_content(cli, fd, elf, sv.fd)) {
+		if (r->hist == HIST_NEW)
+			hist_set(r, HIST_SAME,
+				 "released before as this file (debuginfod serves one with the same content hash from %.200s)",
+				 from);
+	} else {
+		hist_set(r, HIST_OTHER,
+			 "debuginfod serves this id for another file: %.150s (cached as %.150s)",
+			 from, sv.path);
+	}
+	close(sv.fd);
+}
+
+/* --against-manifest, --against-debuginfod: asked per file, judged later. */
+static void check_history(const struct cli *cli, struct result *r, int fd,
+			  const struct ebid_elf *elf)
+{
+	char sha[65] = "";
+
+	r->hist = HIST_NEW;
+	if (!hist_manifests(cli, r, fd, sha))
+		return;
+	if (cli->against_debuginfod)
+		hist_debuginfod(cli, r, fd, elf, sha);
+}
+
 /*
  * Opens e's file under its shared lock (never a file half written in
  * place) and reads it: the descriptor, or -1 with r saying why (an ERROR,
@@ -315,6 +463,9 @@ static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	check_perf(cli, r, fd);
 	if (cli->content_hash && g->desc_len && g->desc_len <= EBID_MAX_ID)
 		check_content(cli, r, fd, &elf);
+	if ((cli->nagainst_manifest || cli->against_debuginfod) &&
+	    g->desc_len && g->desc_len <= EBID_MAX_ID)
+		check_history(cli, r, fd, &elf);
 out:
 	if (!r->outcome)
 		r->outcome = r->status ? OUT_FAIL : OUT_PASS;
@@ -328,6 +479,41 @@ static int by_id(const void *a, const void *b)
 	const struct result *const *x = a, *const *y = b;
 
 	return strcmp((*x)->id, (*y)->id);
+}
+
+/*
+ * "unique" for a file no other file of this run shares its id with: what
+ * the earlier releases say. One that could not be asked is an ERROR (exit
+ * status 2): the check was not made, and a gate must not pass on that.
+ */
+static void unique_history(struct result *r)
+{
+	switch (r->hist) {
+	case HIST_ERROR:
+		add_check(r, "unique", CHECK_FAIL, "%s", r->hist_detail);
+		r->status = EXIT_FILE;
+		if (r->outcome != OUT_FAILED)
+			snprintf(r->msg, sizeof(r->msg), "unique: %s",
+				 r->hist_detail);
+		r->outcome = OUT_FAILED;
+		break;
+	case HIST_OTHER:
+		add_check(r, "unique", CHECK_FAIL, "%s", r->hist_detail);
+		if (r->outcome != OUT_FAILED)
+			r->outcome = OUT_FAIL;
+		break;
+	case HIST_SAME:
+		add_check(r, "unique", CHECK_PASS,
+			  "no other file has this id; %s", r->hist_detail);
+		break;
+	case HIST_NEW:
+		add_check(r, "unique", CHECK_PASS,
+			  "no other file has this id; not released before");
+		break;
+	default:
+		add_check(r, "unique", CHECK_PASS, "no other file has this id");
+		break;
+	}
 }
 
 /* Two different files with one id make profiles ambiguous: both fail. */
@@ -361,11 +547,13 @@ static void check_unique(struct result *v, size_t n)
 			s[i]->outcome = OUT_FAIL;
 		} else if (other) {
 			add_check(s[i], "unique", CHECK_FAIL,
-				  "same id as '%.150s'", other->path);
+				  "same id as '%.150s'%s%.220s", other->path,
+				  s[i]->hist == HIST_OTHER ? "; " : "",
+				  s[i]->hist == HIST_OTHER ? s[i]->hist_detail
+							   : "");
 			s[i]->outcome = OUT_FAIL;
 		} else if (s[i]->nchecks) {
-			add_check(s[i], "unique", CHECK_PASS,
-				  "no other file has this id");
+			unique_history(s[i]);
 		}
 	}
 	free(s);
@@ -516,9 +704,35 @@ int cmd_verify(const struct cli *cli, char **args, int nargs)
 	struct result *v;
 	size_t n, i;
 	unsigned counts[4] = { 0 }; /* passed, failed, skipped, errors */
+	struct manifest *ms = NULL;
+	struct cli c = *cli;
+	char err[EBID_ERRLEN];
 	int status = EXIT_OK;
 
-	status = cli_run(cli, args, nargs, verify_work, NULL, &v, &n);
+	if (cli->nagainst_manifest) {
+		ms = calloc(cli->nagainst_manifest, sizeof(*ms));
+		if (!ms) {
+			fprintf(stderr, "%s: out of memory\n", progname);
+			return EXIT_FILE;
+		}
+	}
+	for (i = 0; i < cli->nagainst_manifest; i++) {
+		if (manifest_load(&ms[i], cli->against_manifest[i], err,
+				  sizeof(err))) {
+			fprintf(stderr, "%s: '%s': cannot read manifest: %s\n",
+				progname, cli->against_manifest[i], err);
+			status = EXIT_FILE;
+			goto out;
+		}
+	}
+	/* Loaded here, before the workers' threads (libdebuginfod's init). */
+	if (cli->against_debuginfod && ebid_debuginfod_load(err, sizeof(err))) {
+		fprintf(stderr, "%s: --against-debuginfod: %s\n", progname, err);
+		status = EXIT_FILE;
+		goto out;
+	}
+	c.manifests = ms;
+	status = cli_run(&c, args, nargs, verify_work, NULL, &v, &n);
 	check_unique(v, n);
 	for (i = 0; i < n; i++) {
 		struct result *r = &v[i];
@@ -544,5 +758,9 @@ int cmd_verify(const struct cli *cli, char **args, int nargs)
 	if (cli->junit && write_junit(cli, v, n, counts))
 		status = status > EXIT_FILE ? status : EXIT_FILE;
 	cli_results_free(v, n);
+out:
+	for (i = 0; ms && i < cli->nagainst_manifest; i++)
+		manifest_release(&ms[i]);
+	free(ms);
 	return status;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The command table: each command with its help and the rules that combine
  * its options (which options it takes is said by the option table). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/options.h"
@@ -33,12 +34,23 @@ static int check_job(const struct cli *cli, int nfiles)
 	return EXIT_OK;
 }
 
+/* Whether DEBUGINFOD_URLS names anything (libdebuginfod reads it). */
+static bool debuginfod_urls(void)
+{
+	const char *v = getenv("DEBUGINFOD_URLS");
+
+	return v && v[strspn(v, " \t\n")];
+}
+
 static int check_verify(const struct cli *cli, int nfiles)
 {
 	if (nfiles < 1)
 		return need_files(cli, nfiles);
 	if (cli->opts.alg_given && !cli->content_hash)
 		return usage_error("%s", "--hash is for verify --content-hash");
+	/* With no server a gate that asked nobody would pass. */
+	if (cli->against_debuginfod && !debuginfod_urls())
+		return usage_error("%s", "--against-debuginfod needs the servers in DEBUGINFOD_URLS");
 	return EXIT_OK;
 }
 

@@ -20,6 +20,13 @@ const char *progname = "elf-buildid";
 /* How long perf buildid-list may take (EBID_PERF_TIMEOUT_MS may shorten). */
 #define PERF_TIMEOUT_DEFAULT_MS 20000L
 
+/*
+ * How long verify --against-debuginfod waits for one file's answer, all
+ * servers together (EBID_DEBUGINFOD_TIMEOUT_MS may change it).
+ */
+#define DEBUGINFOD_TIMEOUT_DEFAULT_MS 120000L
+#define DEBUGINFOD_TIMEOUT_MAX_MS 3600000L
+
 /* The library reads through mappings only where its handler is installed. */
 static void install_sigbus(void)
 {
@@ -55,6 +62,13 @@ static void read_environment(struct cli *cli)
 		n = strtol(v, &end, 10);
 		if (!*end && n > 0 && n <= PERF_TIMEOUT_DEFAULT_MS)
 			cli->perf_timeout_ms = n;
+	}
+	v = getenv("EBID_DEBUGINFOD_TIMEOUT_MS");
+	cli->debuginfod_timeout_ms = DEBUGINFOD_TIMEOUT_DEFAULT_MS;
+	if (v && v[0]) {
+		n = strtol(v, &end, 10);
+		if (!*end && n > 0 && n <= DEBUGINFOD_TIMEOUT_MAX_MS)
+			cli->debuginfod_timeout_ms = n;
 	}
 }
 
@@ -172,6 +186,7 @@ int main(int argc, char **argv)
 		status = run_command(&cli, cmd, argv + optind, argc - optind);
 	free(cli.exclude);
 	free(cli.allow_missing);
+	free(cli.against_manifest);
 	free(cli.pids);
 	free(home_cache);
 	return status == OPT_DONE ? EXIT_OK : status;

@@ -56,6 +56,11 @@ static int set_allow_missing(struct cli *cli, const char *arg)
 	return push(&cli->allow_missing, &cli->nallow_missing, arg);
 }
 
+static int set_against_manifest(struct cli *cli, const char *arg)
+{
+	return push(&cli->against_manifest, &cli->nagainst_manifest, arg);
+}
+
 static int set_hash(struct cli *cli, const char *arg)
 {
 	cli->opts.alg_given = true;
@@ -199,6 +204,16 @@ static const struct opt_row rows[] = {
 	  { { 0, "auto (skip the perf check if perf is absent), require, off" } } },
 	{ "allow-missing", 0, "GLOB", C(VERIFY), false, set_allow_missing, 0,
 	  { { 0, "files matching GLOB may lack an id (repeatable)" } } },
+	{ "against-manifest", 0, "FILE", C(VERIFY), false, set_against_manifest,
+	  0,
+	  { { 0, "unique also fails an id that FILE, the manifest of an earlier "
+		 "release (inject --manifest), lists for a file with other "
+		 "bytes (repeatable)" } } },
+	{ "against-debuginfod", 0, NULL, C(VERIFY), false, NULL,
+	  AT(against_debuginfod),
+	  { { 0, "unique also fails an id that a server in DEBUGINFOD_URLS "
+		 "serves for another file (through libdebuginfod); a server "
+		 "that cannot be asked is an error, exit status 2" } } },
 	{ "json", 0, NULL, C(VERIFY) | C(AUDIT), false, NULL, AT(json),
 	  { { C(VERIFY), "one JSON document on standard output instead of the "
 			 "lines" },
