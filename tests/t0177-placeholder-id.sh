@@ -24,11 +24,34 @@ export GOCACHE=$TOP/build/go/cache GOPATH=$TOP/build/go/path
 
 echo "# go: $(go version)"
 
-# build NAME LDFLAGS: a program that prints NAME (and sleeps when asked).
+# build NAME LDFLAGS: a program that prints NAME; with "sleep" it then
+# sleeps 3 s (a process to scan), with "spin" it spins on the CPU for 1 s
+# (samples for perf record).
 build() {
 	mkdir -p "src/$1"
 	printf 'module %s\n\ngo 1.19\n' "$1" >"src/$1/go.mod"
-	printf 'package main\n\nimport (\n\t"fmt"\n\t"os"\n\t"time"\n)\n\nfunc main() {\n\tfmt.Println("%s")\n\tif len(os.Args) > 1 {\n\t\ttime.Sleep(3 * time.Second)\n\t}\n}\n' "$1" >"src/$1/main.go"
+	cat >"src/$1/main.go" <<EOF
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+func main() {
+	fmt.Println("$1")
+	if len(os.Args) > 1 && os.Args[1] == "sleep" {
+		time.Sleep(3 * time.Second)
+	}
+	n := 0
+	for start := time.Now(); len(os.Args) > 1 && os.Args[1] == "spin" && time.Since(start) < time.Second; n++ {
+	}
+	if n < 0 {
+		fmt.Println(n)
+	}
+}
+EOF
 	(cd "src/$1" && go build -ldflags="$2" -o "../../$1" .)
 }
 
@@ -124,7 +147,7 @@ if ! perf_record_works; then
 	t_skip "audit of a perf profile: the verdict constant" "$perf_record_why"
 else
 	t_begin "audit of a perf profile of the constant id: the verdict constant, with its fix"
-	expect_exit 0 perf_rec "$SCRATCH/perf.data" ./one.keep
+	expect_exit 0 perf_rec "$SCRATCH/perf.data" ./one.keep spin
 	run "$EBID" audit "$SCRATCH/perf.data"
 	expect_eq "exit status" "$rc" 1
 	expect_match "verdict" "$out" "CONSTANT +$(re_quote "$SCRATCH")/one.keep +$redacted +the id is derived from the Go build id 'redacted'"
