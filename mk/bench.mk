@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Benchmarks (issue 7). `make bench` (Makefile) runs scripts/bench, which
+# Benchmarks. `make bench` (Makefile) runs scripts/bench, which
 # measures, writes what it measured to build/bench/results.json and then
 # has scripts/bench-render write docs/benchmarks.md from that file.
 #   make bench-doc    docs/benchmarks.md again from the last results,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Consumers of the id (issue 12). tests/t0800-consumers.sh measures what
+# Consumers of the id. tests/t0800-consumers.sh measures what
 # each consumer reports for each shape and writes build/consumers/results.tsv;
 # scripts/consumers-doc renders docs/consumers.md from it.
 #   make consumers-doc   docs/consumers.md again from the last results

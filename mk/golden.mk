@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Golden --dry-run outputs of the compatibility-matrix shapes (issue 13,
-# item 10). tests/t0360-golden-dry-run.sh compares the tool's plans with
+# Golden --dry-run outputs of the compatibility-matrix shapes.
+# tests/t0360-golden-dry-run.sh compares the tool's plans with
 # the committed tests/golden/dry-run/NAME.txt, so that any change to where
 # the planner puts the note, the headers or the names shows as a diff.
 #

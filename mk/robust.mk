@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Robustness targets (issue 6): fuzzing, the fault shim, full-size runs.
+# Robustness targets: fuzzing, the fault shim, full-size runs.
 #
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_ARGS=...] [FUZZ_HARNESSES=...]
 #                        build the libFuzzer harnesses and fuzz each for

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Release artifacts (issue 14; docs/packaging.md, "Releases").
+# Release artifacts (docs/packaging.md, "Releases").
 #
 #   make dist   build/elf-buildid-VERSION.tar.gz and its .sha256 line, the
 #               same bytes from the same commit (scripts/dist.sh), and

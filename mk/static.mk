@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# A fully static binary (issue 14): one file, copied into any Linux image
+# A fully static binary: one file, copied into any Linux image
 # (a CI container, a distroless or scratch image), that needs no libelf,
 # libcrypto, zlib or even libc there.
 #

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# ThreadSanitizer pass (issue 11): the threaded paths under TSan.
+# ThreadSanitizer pass: the threaded paths under TSan.
 #
 #   make test-tsan     build build/tsan/ (make SANITIZE=thread) and run
 #                      TSAN_TESTS on it; any TSan report fails the target

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# The compatibility-matrix fixtures (issue 3) as make rules: one file per
+# The compatibility-matrix fixtures as make rules: one file per
 # shape in build/matrix/, named after the shape. Go internal linking for
 # every GOARCH Go supports on Linux; Go cgo, external linking and c-shared;
 # C programs and shared libraries from gcc and clang with GNU ld, gold, lld

@@ -9,7 +9,8 @@
 /*
  * Every property below is one function: 0, or the refusal in err. To check
  * one more, add a function and its row in the table of the step it
- * belongs to (result_checks, note_move_checks, head_move_checks).
+ * belongs to (result_checks, note_move_checks, head_move_checks,
+ * new_load_checks).
  */
 #define FAIL(...) ebid_err(err, errlen, -EBID_EVERIFY, \
 			   "self-check of the output failed: " __VA_ARGS__)
