@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "elf/layout.h"
 #include "elf/relocs.h"
+#include "elf/elf.h"
 
 /* Notes and name tables larger than this are refused, not read. */
 #define EBID_TABLE_MAX (16u << 20)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "elf/elf.h"
 
 /* The kernel's notes, and the vDSO, are in this machine's byte order. */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

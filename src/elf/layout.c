@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "elf/elf.h"
 #include "elf/layout.h"
 
 size_t ebid_ehsize(unsigned char elfclass)
@@ -206,4 +207,58 @@ enum ebid_run_status ebid_head_run(const struct ebid_elf *elf, uint64_t phend,
 		cand[k] = i;
 	}
 	return EBID_RUN_OK;
+}
+
+const struct ebid_ehdr_layout ebid_ehdr_layouts[2] = {
+	{ .size = 52, .phoff = 28, .shoff = 32, .phentsize = 42, .phnum = 44,
+	  .shentsize = 46, .shnum = 48, .shstrndx = 50, .addr = 4 },
+	{ .size = 64, .phoff = 32, .shoff = 40, .phentsize = 54, .phnum = 56,
+	  .shentsize = 58, .shnum = 60, .shstrndx = 62, .addr = 8 },
+};
+
+/*
+ * The two classes order the fields differently: ELF64 keeps p_flags
+ * second, beside p_type, to align the 8-byte fields after them.
+ */
+size_t ebid_phdr_encode(unsigned char *out, const struct ebid_phdr *ph,
+			unsigned char elfclass, unsigned char d)
+{
+	size_t w = ebid_word(elfclass);
+	size_t o = 0;
+
+	ebid_put(out + o, 4, ph->type, d), o += 4;
+	if (w == 8) {
+		ebid_put(out + o, 4, ph->flags, d);
+		o += 4;
+	}
+	ebid_put(out + o, w, ph->offset, d), o += w;
+	ebid_put(out + o, w, ph->vaddr, d), o += w;
+	ebid_put(out + o, w, ph->paddr, d), o += w;
+	ebid_put(out + o, w, ph->filesz, d), o += w;
+	ebid_put(out + o, w, ph->memsz, d), o += w;
+	if (w == 4) {
+		ebid_put(out + o, 4, ph->flags, d);
+		o += 4;
+	}
+	ebid_put(out + o, w, ph->align, d), o += w;
+	return o;
+}
+
+size_t ebid_shdr_encode(unsigned char *out, const struct ebid_shdr *sh,
+			unsigned char elfclass, unsigned char d)
+{
+	size_t w = ebid_word(elfclass);
+	size_t o = 0;
+
+	ebid_put(out + o, 4, sh->name, d), o += 4;
+	ebid_put(out + o, 4, sh->type, d), o += 4;
+	ebid_put(out + o, w, sh->flags, d), o += w;
+	ebid_put(out + o, w, sh->addr, d), o += w;
+	ebid_put(out + o, w, sh->offset, d), o += w;
+	ebid_put(out + o, w, sh->size, d), o += w;
+	ebid_put(out + o, 4, sh->link, d), o += 4;
+	ebid_put(out + o, 4, sh->info, d), o += 4;
+	ebid_put(out + o, w, sh->addralign, d), o += w;
+	ebid_put(out + o, w, sh->entsize, d), o += w;
+	return o;
 }

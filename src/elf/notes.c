@@ -6,6 +6,7 @@
 
 #include "internal.h"
 #include "elf/layout.h"
+#include "elf/elf.h"
 
 int ebid_notes_walk(const unsigned char *buf, size_t len, unsigned char data,
 		    unsigned align, ebid_note_fn fn, void *arg)

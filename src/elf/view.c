@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "elf/elf.h"
 
 size_t ebid_note_section(const struct ebid_elf *elf)
 {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fs/fs.h"
 
 void ebid_at_init(struct ebid_at *at)
 {

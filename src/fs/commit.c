@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fs/commit.h"
+#include "fs/fs.h"
 
 void ebid_commit_init(struct ebid_commit *c)
 {

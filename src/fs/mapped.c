@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fs/fs.h"
 
 struct guard {
 	sigjmp_buf jump;

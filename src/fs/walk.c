@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fs/fs.h"
 
 /* One walk of one root; lives on the stack of ebid_walk_add(). */
 struct walker {

@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 
 #include "internal.h"
+#include "id/id.h"
 
 struct ebid_hash {
 	EVP_MD_CTX *ctx;

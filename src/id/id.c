@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fs/fs.h"
+#include "id/id.h"
 
 #define CHUNK EBID_IO_CHUNK
 #define WINDOW (2u << 20)       /* mapped at a time */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "id/id.h"
 
 #define CHUNK EBID_IO_CHUNK
 #define PIECE (8u << 20)        /* copied before its writeback is started */

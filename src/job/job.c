@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "fs/commit.h"
+#include "fs/fs.h"
+#include "job/check.h"
 
 void ebid_job_release(struct ebid_job *job)
 {

@@ -5,6 +5,10 @@
 #include "internal.h"
 #include "elf/layout.h"
 #include "elf/relocs.h"
+#include "elf/elf.h"
+#include "id/id.h"
+#include "job/check.h"
+#include "plan/plan.h"
 
 /*
  * Every property below is one function: 0, or the refusal in err. To check

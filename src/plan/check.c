@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "plan/plan.h"
 
 static int cmp_patch(const void *a, const void *b)
 {

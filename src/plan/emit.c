@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "elf/elf.h"
 
 static int patch_field(struct planner *p, size_t field_off, size_t width,
 		       uint64_t val, const char *what)

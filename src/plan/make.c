@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "elf/elf.h"
 
 static void encode_note(const struct planner *p, unsigned char *buf)
 {

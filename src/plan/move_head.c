@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "elf/elf.h"
 
 /*
  * The run, in file order from the program headers: .interp and the

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "elf/elf.h"
 
 /* Where the run goes. */
 struct new_load {

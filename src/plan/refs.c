@@ -10,6 +10,7 @@
 
 #include "plan/planner.h"
 #include "elf/relocs.h"
+#include "plan/plan.h"
 
 /* The symbol record whose st_value field is at output offset off, or NULL. */
 const struct ebid_symref *refs_sym_at(const struct planner *p, uint64_t off)

@@ -5,6 +5,7 @@
  * its own.
  */
 #include "plan/planner.h"
+#include "elf/elf.h"
 
 int strategy_repair(struct planner *p, struct refusal *r)
 {

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fs/fs.h"
+#include "profile/perf.h"
 
 #define PERF_OUT_MAX 4096
 #define PERF_HITS_MAX (4 << 20)

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "internal.h"
+#include "profile/perf.h"
 
 /* Bounds on what is read: a profile is not a place for zip bombs. */
 #define PROFILE_FILE_MAX (256ull << 20)

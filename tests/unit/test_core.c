@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "elf/layout.h"
+#include "elf/elf.h"
 
 static int n, failed;
 

@@ -40,6 +40,8 @@
 
 /* White-box: the self-check and reader internals (src/internal.h). */
 #include "internal.h"
+#include "elf/elf.h"
+#include "job/check.h"
 
 static int n, failed;
 

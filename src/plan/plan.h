@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* What the planner (src/plan/) exports to the layers above it (job/): what
+ * a plan moved. planner.h is the planner's own. */
+#ifndef EBID_PLAN_PLAN_H
+#define EBID_PLAN_PLAN_H
+
+#include "internal.h"
+
+/*
+ * Did the plan move section shndx of elf (EBID_ACT_MOVE_NOTE's note, or
+ * one of EBID_ACT_MOVE_HEAD's sections)?
+ */
+bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
+		     size_t shndx);
+
+/*
+ * Did the plan move symbol r of elf with its section (a symbol of a moved
+ * section that points into it, or at its end)?
+ */
+bool ebid_plan_sym_moves(const struct ebid_plan *plan,
+			 const struct ebid_elf *elf,
+			 const struct ebid_symref *r);
+
+/* Is the value of a dynamic entry with this tag an address (d_ptr)? */
+bool ebid_dyn_is_addr(uint64_t tag);
+
+#endif
