@@ -4,7 +4,9 @@
 # three kinds that kept coming back ($? read after a command substitution,
 # a loop variable tested after its loop, a `run` whose exit status is never
 # read). It must flag each bad example in tests/lint/ with its pattern and
-# only there, pass the good one, and find nothing in tests/*.sh.
+# only there, pass the good one, and find nothing in tests/*.sh. And
+# tests/lint/layers.py: no file in src/ includes a header of a folder
+# that docs/hacking.md's table of layers does not allow it.
 . "$(dirname "$0")/lib.sh"
 
 lint=$TOP/tests/lint/checks-can-fail.py
@@ -23,6 +25,24 @@ t_end
 
 t_begin "the lint finds nothing in the shell tests"
 expect_exit 0 python3 "$lint" "$TOP"/tests/t[0-9]*.sh "$TOP"/tests/*lib.sh
+expect_eq "findings" "$out" ""
+t_end
+
+# The layers: every include in src/ by docs/hacking.md's table (issue 29).
+layers=$TOP/tests/lint/layers.py
+t_begin "layers.py flags an include of a folder above the file's own, and internal.h in cli/"
+mkdir -p "$SCRATCH/tree/src/elf" "$SCRATCH/tree/src/cli" "$SCRATCH/tree/docs"
+cp "$TOP/docs/hacking.md" "$SCRATCH/tree/docs/"
+printf '#include "internal.h"\n#include "elf/layout.h"\n#include "job/check.h"\n' >"$SCRATCH/tree/src/elf/up.c"
+printf '#include "cli/cli.h"\n#include "internal.h"\n' >"$SCRATCH/tree/src/cli/in.c"
+expect_exit 1 python3 "$layers" "$SCRATCH/tree"
+expect_match "the upward include" "$out" '^src/elf/up\.c:3: includes "job/check\.h"'
+expect_match "internal.h in cli/" "$out" '^src/cli/in\.c:2: includes "internal\.h"'
+expect_eq "findings" "$(wc -l <<<"$out")" 2
+t_end
+
+t_begin "layers.py finds nothing in src/, by the table in docs/hacking.md"
+expect_exit 0 python3 "$layers" "$TOP"
 expect_eq "findings" "$out" ""
 t_end
 
