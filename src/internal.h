@@ -9,6 +9,7 @@
 #ifndef EBID_INTERNAL_H
 #define EBID_INTERNAL_H
 
+#include <elf.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,22 +34,11 @@ int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ELF constants we need without pulling <elf.h> into every module. */
-#define EBID_ET_REL 1
-#define EBID_ET_EXEC 2
-#define EBID_ET_DYN 3
-#define EBID_PT_LOAD 1
-#define EBID_PT_NOTE 4
-#define EBID_PT_PHDR 6
-#define EBID_PF_R 4
-#define EBID_SHT_STRTAB 3
-#define EBID_SHT_NOTE 7
-#define EBID_SHT_NOBITS 8
-#define EBID_SHF_ALLOC 0x2
-#define EBID_NT_GNU_BUILD_ID 3
+/*
+ * ELF constants are <elf.h>'s. The Go note's type, which <elf.h> does not
+ * name (cmd/link: ELF_NOTE_GOBUILDID_TAG):
+ */
 #define EBID_NT_GO_BUILD_ID 4
-#define EBID_SHN_LORESERVE 0xff00
-#define EBID_PN_XNUM 0xffff
 #define EBID_GNU_NOTE_NAME ".note.gnu.build-id"
 
 /* CLOCK_MONOTONIC in milliseconds. */

@@ -63,7 +63,7 @@ size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
 		return 0;
 	/* Only executables and shared objects (e_type at offset 16). */
 	type = ebid_get(head + 16, 2, d);
-	if (type != EBID_ET_EXEC && type != EBID_ET_DYN)
+	if (type != ET_EXEC && type != ET_DYN)
 		return 0;
 	phnum = (size_t)ebid_get(head + ebid_ehdr_layouts[cls - 1].phnum, 2, d);
 	/* The kernel only supports program headers that fit in one page. */
@@ -75,7 +75,7 @@ size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
 		uint64_t off, filesz, noff;
 
 		type = ebid_get(ph, 4, d);
-		if (type != EBID_PT_NOTE)
+		if (type != PT_NOTE)
 			continue;
 		off = ebid_get(ph + (cls == ELFCLASS64 ? offsetof(Elf64_Phdr, p_offset)
 						       : offsetof(Elf32_Phdr, p_offset)),
@@ -95,7 +95,7 @@ size_t ebid_kernel_build_id(const unsigned char *head, size_t head_len,
 			uint32_t ntype = (uint32_t)ebid_get(n + 8, 4, d);
 			uint64_t next;
 
-			if (ntype == EBID_NT_GNU_BUILD_ID && namesz == 4 &&
+			if (ntype == NT_GNU_BUILD_ID && namesz == 4 &&
 			    noff + 16 <= filesz && memcmp(n + 12, "GNU", 4) == 0 &&
 			    descsz > 0 && descsz <= EBID_MAX_ID &&
 			    noff + 16 + descsz <= filesz) {

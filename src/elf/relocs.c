@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Relocations that apply in, or point into, the first page: the part of the moving rule that symbols cannot see. */
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,15 +32,23 @@ enum { FMT_RELA, FMT_REL, FMT_RELR };
  */
 enum { K_UNKNOWN = 0, K_NONE, K_A, K_S, K_SA };
 
-#define EM_386_ 3
-#define EM_MIPS_ 8
-#define EM_PPC64_ 21
-#define EM_S390_ 22
-#define EM_ARM_ 40
-#define EM_X86_64_ 62
-#define EM_AARCH64_ 183
-#define EM_RISCV_ 243
-#define EM_LOONGARCH_ 258
+/* Relocation types Debian 12's <elf.h> does not name yet. */
+#ifndef R_RISCV_TLSDESC
+#define R_RISCV_TLSDESC 12
+#endif
+#ifndef R_LARCH_TLS_DESC32
+#define R_LARCH_TLS_DESC32 13
+#endif
+#ifndef R_LARCH_TLS_DESC64
+#define R_LARCH_TLS_DESC64 14
+#endif
+#ifndef R_MIPS_IRELATIVE
+#define R_MIPS_IRELATIVE 128
+#endif
+#define EM_X86_64 62
+#define EM_AARCH64 183
+#define EM_RISCV 243
+#define EM_LOONGARCH 258
 
 static const struct kind_row {
 	uint16_t machine;
@@ -48,62 +57,117 @@ static const struct kind_row {
 } kinds[] = {
 	/* x86_64: 64, 32, 32S; GLOB_DAT, JUMP_SLOT; RELATIVE, IRELATIVE,
 	 * RELATIVE64; COPY, DTPMOD64, DTPOFF64, TPOFF64, TLSDESC, SIZE. */
-	{EM_X86_64_, 1, K_SA}, {EM_X86_64_, 10, K_SA}, {EM_X86_64_, 11, K_SA},
-	{EM_X86_64_, 6, K_S}, {EM_X86_64_, 7, K_S}, {EM_X86_64_, 8, K_A},
-	{EM_X86_64_, 37, K_A}, {EM_X86_64_, 38, K_A}, {EM_X86_64_, 5, K_NONE},
-	{EM_X86_64_, 16, K_NONE}, {EM_X86_64_, 17, K_NONE},
-	{EM_X86_64_, 18, K_NONE}, {EM_X86_64_, 36, K_NONE},
-	{EM_X86_64_, 32, K_NONE}, {EM_X86_64_, 33, K_NONE},
+	{EM_X86_64, 1, K_SA}, {EM_X86_64, 10, K_SA}, {EM_X86_64, 11, K_SA},
+	{EM_X86_64, 6, K_S}, {EM_X86_64, 7, K_S}, {EM_X86_64, 8, K_A},
+	{EM_X86_64, 37, K_A}, {EM_X86_64, 38, K_A}, {EM_X86_64, 5, K_NONE},
+	{EM_X86_64, 16, K_NONE}, {EM_X86_64, 17, K_NONE},
+	{EM_X86_64, 18, K_NONE}, {EM_X86_64, 36, K_NONE},
+	{EM_X86_64, 32, K_NONE}, {EM_X86_64, 33, K_NONE},
 	/* i386: 32; GLOB_DAT, JMP_SLOT; RELATIVE, IRELATIVE; COPY, TLS. */
-	{EM_386_, 1, K_SA}, {EM_386_, 6, K_S}, {EM_386_, 7, K_S},
-	{EM_386_, 8, K_A}, {EM_386_, 42, K_A}, {EM_386_, 5, K_NONE},
-	{EM_386_, 14, K_NONE}, {EM_386_, 35, K_NONE}, {EM_386_, 36, K_NONE},
-	{EM_386_, 37, K_NONE}, {EM_386_, 41, K_NONE},
+	{EM_386, R_386_32, K_SA},
+	{EM_386, R_386_GLOB_DAT, K_S},
+	{EM_386, R_386_JMP_SLOT, K_S},
+	{EM_386, R_386_RELATIVE, K_A},
+	{EM_386, R_386_IRELATIVE, K_A},
+	{EM_386, R_386_COPY, K_NONE},
+	{EM_386, R_386_TLS_TPOFF, K_NONE},
+	{EM_386, R_386_TLS_DTPMOD32, K_NONE},
+	{EM_386, R_386_TLS_DTPOFF32, K_NONE},
+	{EM_386, R_386_TLS_TPOFF32, K_NONE},
+	{EM_386, R_386_TLS_DESC, K_NONE},
 	/* aarch64: ABS64, ABS32, GLOB_DAT, JUMP_SLOT (S + A); RELATIVE,
 	 * IRELATIVE; COPY, TLS. */
-	{EM_AARCH64_, 257, K_SA}, {EM_AARCH64_, 258, K_SA},
-	{EM_AARCH64_, 1025, K_SA}, {EM_AARCH64_, 1026, K_SA},
-	{EM_AARCH64_, 1027, K_A}, {EM_AARCH64_, 1032, K_A},
-	{EM_AARCH64_, 1024, K_NONE}, {EM_AARCH64_, 1028, K_NONE},
-	{EM_AARCH64_, 1029, K_NONE}, {EM_AARCH64_, 1030, K_NONE},
-	{EM_AARCH64_, 1031, K_NONE},
+	{EM_AARCH64, R_AARCH64_ABS64, K_SA},
+	{EM_AARCH64, R_AARCH64_ABS32, K_SA},
+	{EM_AARCH64, R_AARCH64_GLOB_DAT, K_SA},
+	{EM_AARCH64, R_AARCH64_JUMP_SLOT, K_SA},
+	{EM_AARCH64, R_AARCH64_RELATIVE, K_A},
+	{EM_AARCH64, R_AARCH64_IRELATIVE, K_A},
+	{EM_AARCH64, R_AARCH64_COPY, K_NONE},
+	{EM_AARCH64, R_AARCH64_TLS_DTPMOD, K_NONE},
+	{EM_AARCH64, R_AARCH64_TLS_DTPREL, K_NONE},
+	{EM_AARCH64, R_AARCH64_TLS_TPREL, K_NONE},
+	{EM_AARCH64, R_AARCH64_TLSDESC, K_NONE},
 	/* arm: ABS32; GLOB_DAT, JUMP_SLOT; RELATIVE, IRELATIVE; COPY, TLS. */
-	{EM_ARM_, 2, K_SA}, {EM_ARM_, 21, K_S}, {EM_ARM_, 22, K_S},
-	{EM_ARM_, 23, K_A}, {EM_ARM_, 160, K_A}, {EM_ARM_, 20, K_NONE},
-	{EM_ARM_, 13, K_NONE}, {EM_ARM_, 17, K_NONE}, {EM_ARM_, 18, K_NONE},
-	{EM_ARM_, 19, K_NONE},
+	{EM_ARM, R_ARM_ABS32, K_SA},
+	{EM_ARM, R_ARM_GLOB_DAT, K_S},
+	{EM_ARM, R_ARM_JUMP_SLOT, K_S},
+	{EM_ARM, R_ARM_RELATIVE, K_A},
+	{EM_ARM, R_ARM_IRELATIVE, K_A},
+	{EM_ARM, R_ARM_COPY, K_NONE},
+	{EM_ARM, R_ARM_SWI24, K_NONE},
+	{EM_ARM, R_ARM_TLS_DTPMOD32, K_NONE},
+	{EM_ARM, R_ARM_TLS_DTPOFF32, K_NONE},
+	{EM_ARM, R_ARM_TLS_TPOFF32, K_NONE},
 	/* ppc64: ADDR32, ADDR64, UADDR32, UADDR64, GLOB_DAT, JMP_SLOT;
 	 * RELATIVE, JMP_IREL, IRELATIVE; COPY, TLS. */
-	{EM_PPC64_, 1, K_SA}, {EM_PPC64_, 38, K_SA}, {EM_PPC64_, 24, K_SA},
-	{EM_PPC64_, 43, K_SA}, {EM_PPC64_, 20, K_SA}, {EM_PPC64_, 21, K_SA},
-	{EM_PPC64_, 22, K_A}, {EM_PPC64_, 247, K_A}, {EM_PPC64_, 248, K_A},
-	{EM_PPC64_, 19, K_NONE}, {EM_PPC64_, 68, K_NONE},
-	{EM_PPC64_, 73, K_NONE}, {EM_PPC64_, 78, K_NONE},
+	{EM_PPC64, R_PPC_ADDR32, K_SA},
+	{EM_PPC64, R_PPC64_ADDR64, K_SA},
+	{EM_PPC64, R_PPC_UADDR32, K_SA},
+	{EM_PPC64, R_PPC64_UADDR64, K_SA},
+	{EM_PPC64, R_PPC_GLOB_DAT, K_SA},
+	{EM_PPC64, R_PPC_JMP_SLOT, K_SA},
+	{EM_PPC64, R_PPC_RELATIVE, K_A},
+	{EM_PPC64, R_PPC64_JMP_IREL, K_A},
+	{EM_PPC64, R_PPC64_IRELATIVE, K_A},
+	{EM_PPC64, R_PPC_COPY, K_NONE},
+	{EM_PPC64, R_PPC64_DTPMOD64, K_NONE},
+	{EM_PPC64, R_PPC64_TPREL64, K_NONE},
+	{EM_PPC64, R_PPC64_DTPREL64, K_NONE},
 	/* s390x: 32, 64, GLOB_DAT, JMP_SLOT; RELATIVE, IRELATIVE; COPY, TLS. */
-	{EM_S390_, 4, K_SA}, {EM_S390_, 22, K_SA}, {EM_S390_, 10, K_SA},
-	{EM_S390_, 11, K_SA}, {EM_S390_, 12, K_A}, {EM_S390_, 61, K_A},
-	{EM_S390_, 9, K_NONE}, {EM_S390_, 54, K_NONE}, {EM_S390_, 55, K_NONE},
-	{EM_S390_, 56, K_NONE},
+	{EM_S390, R_390_32, K_SA},
+	{EM_S390, R_390_64, K_SA},
+	{EM_S390, R_390_GLOB_DAT, K_SA},
+	{EM_S390, R_390_JMP_SLOT, K_SA},
+	{EM_S390, R_390_RELATIVE, K_A},
+	{EM_S390, R_390_IRELATIVE, K_A},
+	{EM_S390, R_390_COPY, K_NONE},
+	{EM_S390, R_390_TLS_DTPMOD, K_NONE},
+	{EM_S390, R_390_TLS_DTPOFF, K_NONE},
+	{EM_S390, R_390_TLS_TPOFF, K_NONE},
 	/* riscv: 32, 64; JUMP_SLOT; RELATIVE, IRELATIVE; COPY, TLS. */
-	{EM_RISCV_, 1, K_SA}, {EM_RISCV_, 2, K_SA}, {EM_RISCV_, 5, K_S},
-	{EM_RISCV_, 3, K_A}, {EM_RISCV_, 58, K_A}, {EM_RISCV_, 4, K_NONE},
-	{EM_RISCV_, 6, K_NONE}, {EM_RISCV_, 7, K_NONE}, {EM_RISCV_, 8, K_NONE},
-	{EM_RISCV_, 9, K_NONE}, {EM_RISCV_, 10, K_NONE},
-	{EM_RISCV_, 11, K_NONE}, {EM_RISCV_, 12, K_NONE},
+	{EM_RISCV, R_RISCV_32, K_SA},
+	{EM_RISCV, R_RISCV_64, K_SA},
+	{EM_RISCV, R_RISCV_JUMP_SLOT, K_S},
+	{EM_RISCV, R_RISCV_RELATIVE, K_A},
+	{EM_RISCV, R_RISCV_IRELATIVE, K_A},
+	{EM_RISCV, R_RISCV_COPY, K_NONE},
+	{EM_RISCV, R_RISCV_TLS_DTPMOD32, K_NONE},
+	{EM_RISCV, R_RISCV_TLS_DTPMOD64, K_NONE},
+	{EM_RISCV, R_RISCV_TLS_DTPREL32, K_NONE},
+	{EM_RISCV, R_RISCV_TLS_DTPREL64, K_NONE},
+	{EM_RISCV, R_RISCV_TLS_TPREL32, K_NONE},
+	{EM_RISCV, R_RISCV_TLS_TPREL64, K_NONE},
+	{EM_RISCV, R_RISCV_TLSDESC, K_NONE},
 	/* loongarch64: 32, 64; JUMP_SLOT; RELATIVE, IRELATIVE; COPY, TLS. */
-	{EM_LOONGARCH_, 1, K_SA}, {EM_LOONGARCH_, 2, K_SA},
-	{EM_LOONGARCH_, 5, K_S}, {EM_LOONGARCH_, 3, K_A},
-	{EM_LOONGARCH_, 12, K_A}, {EM_LOONGARCH_, 4, K_NONE},
-	{EM_LOONGARCH_, 6, K_NONE}, {EM_LOONGARCH_, 7, K_NONE},
-	{EM_LOONGARCH_, 8, K_NONE}, {EM_LOONGARCH_, 9, K_NONE},
-	{EM_LOONGARCH_, 10, K_NONE}, {EM_LOONGARCH_, 11, K_NONE},
-	{EM_LOONGARCH_, 13, K_NONE}, {EM_LOONGARCH_, 14, K_NONE},
+	{EM_LOONGARCH, R_LARCH_32, K_SA},
+	{EM_LOONGARCH, R_LARCH_64, K_SA},
+	{EM_LOONGARCH, R_LARCH_JUMP_SLOT, K_S},
+	{EM_LOONGARCH, R_LARCH_RELATIVE, K_A},
+	{EM_LOONGARCH, R_LARCH_IRELATIVE, K_A},
+	{EM_LOONGARCH, R_LARCH_COPY, K_NONE},
+	{EM_LOONGARCH, R_LARCH_TLS_DTPMOD32, K_NONE},
+	{EM_LOONGARCH, R_LARCH_TLS_DTPMOD64, K_NONE},
+	{EM_LOONGARCH, R_LARCH_TLS_DTPREL32, K_NONE},
+	{EM_LOONGARCH, R_LARCH_TLS_DTPREL64, K_NONE},
+	{EM_LOONGARCH, R_LARCH_TLS_TPREL32, K_NONE},
+	{EM_LOONGARCH, R_LARCH_TLS_TPREL64, K_NONE},
+	{EM_LOONGARCH, R_LARCH_TLS_DESC32, K_NONE},
+	{EM_LOONGARCH, R_LARCH_TLS_DESC64, K_NONE},
 	/* mips, mips64 (primary type): 32, REL32 (A with no symbol), 64;
 	 * JUMP_SLOT; IRELATIVE; COPY, TLS. */
-	{EM_MIPS_, 2, K_SA}, {EM_MIPS_, 3, K_SA}, {EM_MIPS_, 18, K_SA},
-	{EM_MIPS_, 127, K_S}, {EM_MIPS_, 128, K_A}, {EM_MIPS_, 126, K_NONE},
-	{EM_MIPS_, 38, K_NONE}, {EM_MIPS_, 39, K_NONE}, {EM_MIPS_, 40, K_NONE},
-	{EM_MIPS_, 41, K_NONE}, {EM_MIPS_, 47, K_NONE}, {EM_MIPS_, 48, K_NONE},
+	{EM_MIPS, R_MIPS_32, K_SA},
+	{EM_MIPS, R_MIPS_REL32, K_SA},
+	{EM_MIPS, R_MIPS_64, K_SA},
+	{EM_MIPS, R_MIPS_JUMP_SLOT, K_S},
+	{EM_MIPS, R_MIPS_IRELATIVE, K_A},
+	{EM_MIPS, R_MIPS_COPY, K_NONE},
+	{EM_MIPS, R_MIPS_TLS_DTPMOD32, K_NONE},
+	{EM_MIPS, R_MIPS_TLS_DTPREL32, K_NONE},
+	{EM_MIPS, R_MIPS_TLS_DTPMOD64, K_NONE},
+	{EM_MIPS, R_MIPS_TLS_DTPREL64, K_NONE},
+	{EM_MIPS, R_MIPS_TLS_TPREL32, K_NONE},
+	{EM_MIPS, R_MIPS_TLS_TPREL64, K_NONE},
 };
 
 /*
@@ -212,7 +276,7 @@ static int addr_off(const struct ebid_elf *elf, uint64_t a, uint64_t n,
 		const struct ebid_phdr *ph = &elf->phdrs[i];
 		uint64_t rel = a - ph->vaddr;
 
-		if (ph->type != EBID_PT_LOAD || a < ph->vaddr ||
+		if (ph->type != PT_LOAD || a < ph->vaddr ||
 		    rel >= ph->memsz)
 			continue;
 		if (rel >= ph->filesz && n <= ph->memsz - rel) {
@@ -292,7 +356,7 @@ static void decode(const struct scan *s, const unsigned char *e,
 
 	if (s->w == 8) {
 		r->at = rd(e, 8, d);
-		if (s->elf->machine == EM_MIPS_) {
+		if (s->elf->machine == EM_MIPS) {
 			/* r_sym (32 bits), r_ssym, r_type3, r_type2, r_type. */
 			r->sym = rd(e + 8, 4, d);
 			r->type = e[15];
@@ -370,7 +434,7 @@ static void name_entry(const struct scan *s, uint64_t eoff, uint64_t idx,
 	for (i = 1; i < elf->shnum && eoff != UINT64_MAX; i++) {
 		const struct ebid_shdr *sh = &elf->shdrs[i];
 
-		if ((sh->type == 4 || sh->type == 9 || sh->type == 19) &&
+		if ((sh->type == SHT_RELA || sh->type == SHT_REL || sh->type == SHT_RELR) &&
 		    eoff >= sh->offset && eoff - sh->offset < sh->size &&
 		    sh->name_str && *sh->name_str) {
 			rr->table = sh->name_str;
@@ -526,7 +590,7 @@ static int scan_mips_got(struct scan *s)
 	struct rel r = {0};
 	int ret;
 
-	if (s->elf->machine != EM_MIPS_ || !dyn_get(s->elf, 3, &got) ||
+	if (s->elf->machine != EM_MIPS || !dyn_get(s->elf, 3, &got) ||
 	    !dyn_get(s->elf, 0x7000000a /* DT_MIPS_LOCAL_GOTNO */, &n) || !n)
 		return 0;
 	if (n > s->elf->file_size / s->w)
@@ -648,16 +712,16 @@ static int scan_sections(struct scan *s)
 			continue;
 		if (!sh->size || done(s, sh->offset, sh->size))
 			continue;
-		fmt = sh->type == 4 ? FMT_RELA
-				    : sh->type == 9 ? FMT_REL : FMT_RELR;
+		fmt = sh->type == SHT_RELA ? FMT_RELA
+				    : sh->type == SHT_REL ? FMT_REL : FMT_RELR;
 		s->sym_ent = s->w == 8 ? 24 : 16;
-		s->has_syms = sh->link && ln && (ln->type == 2 || ln->type == 11) &&
+		s->has_syms = sh->link && ln && (ln->type == SHT_SYMTAB || ln->type == SHT_DYNSYM) &&
 			      ln->offset <= elf->file_size &&
 			      ln->size <= elf->file_size - ln->offset;
 		s->sym_off = s->has_syms ? ln->offset : 0;
 		s->nsyms = s->has_syms ? ln->size / s->sym_ent : 0;
 		s->applied = !(sh->info && sh->info < elf->shnum &&
-			       !(elf->shdrs[sh->info].flags & EBID_SHF_ALLOC));
+			       !(elf->shdrs[sh->info].flags & SHF_ALLOC));
 		s->name = sh->name_str && *sh->name_str ? sh->name_str
 							: "a relocation section";
 		s->rel_final = true;
@@ -702,7 +766,7 @@ int ebid_relocs_read(struct ebid_elf *elf, const struct ebid_src *src,
 		return 0;
 	elf->relocs_read = true;
 	memset(&s, 0, sizeof(s));
-	if (elf->type == EBID_ET_REL || !window(elf, &s.lo, &s.hi))
+	if (elf->type == ET_REL || !window(elf, &s.lo, &s.hi))
 		return 0;
 	if (elf->dyn_bad) {
 		elf->relocs_over = true;

@@ -30,7 +30,7 @@ int ebid_note_container(const struct ebid_elf *elf)
 	for (i = 0; i < elf->phnum; i++) {
 		const struct ebid_phdr *ph = &elf->phdrs[i];
 
-		if (ph->type == EBID_PT_NOTE && g->note_off >= ph->offset &&
+		if (ph->type == PT_NOTE && g->note_off >= ph->offset &&
 		    g->note_off - ph->offset < ph->filesz)
 			return (int)i;
 	}
@@ -58,7 +58,7 @@ static void why_no_section(const struct ebid_elf *elf, char *why, size_t len)
 		snprintf(why, len,
 			 "the GNU build-id note at offset 0x%llx lies in no SHT_NOTE section (no section is named %s)",
 			 (unsigned long long)g->note_off, EBID_GNU_NOTE_NAME);
-	else if (s->type != EBID_SHT_NOTE)
+	else if (s->type != SHT_NOTE)
 		snprintf(why, len,
 			 "section header [%zu] %s: sh_type %u is not SHT_NOTE",
 			 first, EBID_GNU_NOTE_NAME, s->type);
@@ -147,7 +147,7 @@ static bool section_view(const struct ebid_elf *elf, char *why, size_t len)
 				 i, EBID_GNU_NOTE_NAME, g->shndx);
 			return false;
 		}
-	if (!(s->flags & EBID_SHF_ALLOC)) {
+	if (!(s->flags & SHF_ALLOC)) {
 		snprintf(why, len,
 			 "section header [%zu] %s: sh_flags 0x%llx lack SHF_ALLOC",
 			 g->shndx, pname, (unsigned long long)s->flags);
@@ -169,7 +169,7 @@ static void kernel_why(const struct ebid_elf *elf, char *why, size_t len)
 	size_t ehsize = ebid_ehdr_layouts[elf->elfclass - 1].size;
 	int in = ebid_note_container(elf);
 
-	if (elf->type != EBID_ET_EXEC && elf->type != EBID_ET_DYN)
+	if (elf->type != ET_EXEC && elf->type != ET_DYN)
 		snprintf(why, len,
 			 "e_type %u: the kernel reads only executables and shared libraries",
 			 elf->type);
@@ -177,7 +177,7 @@ static void kernel_why(const struct ebid_elf *elf, char *why, size_t len)
 		snprintf(why, len,
 			 "e_phoff 0x%llx is not sizeof(Ehdr): kernels before 6.12 read program headers at sizeof(Ehdr), newer ones at e_phoff",
 			 (unsigned long long)elf->phoff);
-	else if (elf->raw_phnum == EBID_PN_XNUM)
+	else if (elf->raw_phnum == PN_XNUM)
 		snprintf(why, len,
 			 "the program header count is in section 0 (PN_XNUM), which the kernel's build-id reader does not follow");
 	else if (elf->gnu.pt_index >= 0)

@@ -182,7 +182,7 @@ static bool same_note_syms(const struct ebid_elf *old,
 static bool load_grew_to(const struct ebid_phdr *ol,
 			 const struct ebid_phdr *nl, uint64_t end)
 {
-	return ol->type == EBID_PT_LOAD && nl->type == EBID_PT_LOAD &&
+	return ol->type == PT_LOAD && nl->type == PT_LOAD &&
 	       !ol->offset && !nl->offset && nl->vaddr == ol->vaddr &&
 	       nl->paddr == ol->paddr && nl->flags == ol->flags &&
 	       nl->align == ol->align && ol->filesz == ol->memsz &&
@@ -241,7 +241,7 @@ static int note_moved_shdr(const struct check *c, char *err, size_t errlen)
 	struct ebid_shdr e = *c->os;
 
 	e.addr += c->to - c->from;
-	if (c->os->type != EBID_SHT_NOTE || c->os->offset != c->from ||
+	if (c->os->type != SHT_NOTE || c->os->offset != c->from ||
 	    c->os->size != c->size || c->ns->offset != c->to ||
 	    c->ns->size != c->size || !same_shdr(&e, c->ns, true))
 		return FAIL("the moved note's section header is not the planned one");
@@ -287,7 +287,7 @@ static int note_moved_pt(const struct check *c, char *err, size_t errlen)
 	const struct ebid_phdr *op = c->op, *np = c->np;
 	uint64_t size = c->size;
 
-	if (op->type != EBID_PT_NOTE || np->type != EBID_PT_NOTE ||
+	if (op->type != PT_NOTE || np->type != PT_NOTE ||
 	    op->offset != c->from || op->filesz != size ||
 	    op->memsz != size || np->offset != c->to ||
 	    np->filesz != size + c->new->gnu.note_size ||
@@ -327,13 +327,13 @@ static int note_others_clear(const struct check *c, char *err, size_t errlen)
 
 		if (i == c->li)
 			continue;
-		if (o->type == EBID_PT_LOAD &&
+		if (o->type == PT_LOAD &&
 		    load_reaches_growth(o, c->ol, c->nl, c->end))
 			return FAIL("the grown first PT_LOAD reaches another segment");
-		if (i != c->pi && o->type != EBID_PT_LOAD &&
+		if (i != c->pi && o->type != PT_LOAD &&
 		    o->offset < c->end && o->offset + o->filesz > c->ol->filesz)
 			return FAIL("the grown bytes were under another program header");
-		if (i != c->pi && o->type != EBID_PT_LOAD &&
+		if (i != c->pi && o->type != PT_LOAD &&
 		    o->offset < c->from + c->size &&
 		    o->offset + o->filesz > c->from)
 			return FAIL("the moved note was under another program header (PT_GNU_PROPERTY?)");
@@ -436,7 +436,7 @@ static int head_others_clear(const struct check *c, char *err, size_t errlen)
 	for (i = 0; i < new->phnum; i++) {
 		const struct ebid_phdr *o = &new->phdrs[i];
 
-		if (i == c->nli || o->type != EBID_PT_LOAD)
+		if (i == c->nli || o->type != PT_LOAD)
 			continue;
 		if (load_reaches_growth(o, c->ol, c->nl, c->end))
 			return FAIL("the grown first PT_LOAD reaches another segment");
@@ -452,7 +452,7 @@ static int head_new_note(const struct check *c, char *err, size_t errlen)
 	if (!g->present || g->shndx != c->old->shnum ||
 	    g->note_off + g->note_size > EBID_PAGE ||
 	    g->note_off + g->note_size > c->end ||
-	    np->type != EBID_PT_NOTE || np->offset != g->note_off ||
+	    np->type != PT_NOTE || np->offset != g->note_off ||
 	    np->filesz != g->note_size || np->memsz != np->filesz ||
 	    np->vaddr != c->nl->vaddr + np->offset)
 		return FAIL("the new note is not in the first page under a PT_NOTE of its own");
@@ -579,7 +579,7 @@ static int load_new_segment(const struct check *c, char *err, size_t errlen)
 {
 	const struct ebid_phdr *l = c->load;
 
-	if (l->type != EBID_PT_LOAD || l->flags != EBID_PF_R || l->offset != c->to ||
+	if (l->type != PT_LOAD || l->flags != PF_R || l->offset != c->to ||
 	    l->filesz != c->size || l->memsz != c->size ||
 	    l->vaddr != c->plan->head_addr || l->paddr != l->vaddr ||
 	    l->align < EBID_PAGE || (l->align & (l->align - 1)) ||
@@ -606,12 +606,12 @@ static int load_others_clear(const struct check *c, char *err,
 
 		if (o == l)
 			continue;
-		if (o->type == EBID_PT_LOAD && (o->vaddr < last || i > c->plan->new_load))
+		if (o->type == PT_LOAD && (o->vaddr < last || i > c->plan->new_load))
 			return FAIL("the PT_LOADs are not in ascending address order, the new one last");
-		if (o->type == EBID_PT_LOAD)
+		if (o->type == PT_LOAD)
 			last = o->vaddr;
 		/* The run's own PT_INTERP and PT_NOTE lie in it. */
-		if (o->type != EBID_PT_LOAD && o->offset >= l->offset &&
+		if (o->type != PT_LOAD && o->offset >= l->offset &&
 		    o->offset + o->filesz <= l->offset + l->filesz &&
 		    o->vaddr - l->vaddr == o->offset - l->offset &&
 		    o->memsz == o->filesz)
@@ -774,10 +774,10 @@ static bool phdr_may_change(const struct ebid_plan *plan, size_t i,
 {
 	bool add_ph = plan->actions & EBID_ACT_ADD_PT;
 
-	if (a->type == EBID_PT_NOTE && b->type == EBID_PT_NOTE &&
+	if (a->type == PT_NOTE && b->type == PT_NOTE &&
 	    (plan->actions & EBID_ACT_EXTEND_PT))
 		return true;
-	if (a->type == EBID_PT_PHDR && b->type == EBID_PT_PHDR && add_ph)
+	if (a->type == PT_PHDR && b->type == PT_PHDR && add_ph)
 		return true;
 	/* Checked by the move-note and move-head checks. */
 	if ((plan->actions & EBID_ACT_MOVE_NOTE) &&
@@ -798,7 +798,7 @@ static int check_phdrs(const struct check *c, char *err, size_t errlen)
 	size_t i;
 
 	if (add_ph && (plan->new_pt >= new->phnum ||
-		       new->phdrs[plan->new_pt].type != EBID_PT_NOTE))
+		       new->phdrs[plan->new_pt].type != PT_NOTE))
 		return FAIL("program header [%zu] is not the new PT_NOTE",
 			    plan->new_pt);
 	for (i = 0; i < old->phnum; i++) {

@@ -77,13 +77,13 @@ static int extended_counts(struct planner *p, uint64_t *e_shnum,
 
 	*e_shnum = p->shnum;
 	*e_phnum = p->phnum;
-	if (p->shnum >= EBID_SHN_LORESERVE ||
+	if (p->shnum >= SHN_LORESERVE ||
 	    (elf->raw_shnum == 0 && elf->shnum > 0)) {
 		*e_shnum = 0;
 		p->shdrs[0].size = p->shnum;
 	}
-	if (p->phnum >= EBID_PN_XNUM || elf->raw_phnum == EBID_PN_XNUM) {
-		*e_phnum = EBID_PN_XNUM;
+	if (p->phnum >= PN_XNUM || elf->raw_phnum == PN_XNUM) {
+		*e_phnum = PN_XNUM;
 		if (!p->shnum)
 			return ebid_err(p->err, p->errlen, -EBID_ENOROOM,
 					"too many program headers for a file without sections");

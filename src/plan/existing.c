@@ -54,7 +54,7 @@ static int existing_request(struct planner *p, bool zero, bool *fill)
 	const struct ebid_note *g = &elf->gnu;
 	size_t want;
 
-	if (!elf->gnu_kernel_visible && elf->raw_phnum == EBID_PN_XNUM)
+	if (!elf->gnu_kernel_visible && elf->raw_phnum == PN_XNUM)
 		return planner_no_room(p, "the program header count is in section 0 (PN_XNUM), which the kernel's build-id reader does not follow");
 	if (o->mode == EBID_MODE_BACKFILL && !zero && !o->force)
 		return ebid_err(p->err, p->errlen, -EBID_ENOTE,

@@ -42,7 +42,7 @@ static int new_request(struct planner *p)
 				"file has no section name table");
 	if (elf->phoff != ebid_ehsize(elf->elfclass) || !elf->phnum)
 		return planner_no_room(p, "program headers do not follow the ELF header");
-	if (elf->raw_phnum == EBID_PN_XNUM)
+	if (elf->raw_phnum == PN_XNUM)
 		return planner_no_room(p, "the program header count is in section 0 (PN_XNUM), which the kernel's build-id reader does not follow");
 	/* A second section of that name would be hidden behind the first. */
 	if (ebid_note_section(elf))

@@ -35,7 +35,7 @@ static void make_page(unsigned char *p, unsigned char data, uint64_t note_off,
 	p[5] = data;
 	ebid_put(p + 16, 2, 2, data);                   /* e_type ET_EXEC */
 	ebid_put(p + 56, 2, 1, data);                   /* e_phnum */
-	ebid_put(p + 64, 4, EBID_PT_NOTE, data);        /* p_type */
+	ebid_put(p + 64, 4, PT_NOTE, data);        /* p_type */
 	ebid_put(p + 64 + 8, 8, note_off, data);        /* p_offset */
 	ebid_put(p + 64 + 32, 8, filesz, data);         /* p_filesz */
 	ebid_put(p + note_off, 4, namesz, data);
@@ -70,12 +70,12 @@ static void test_bytes(void)
 static void test_headers(void)
 {
 	unsigned char data = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 1 : 2;
-	struct ebid_phdr ph = { .type = EBID_PT_NOTE, .flags = 4,
+	struct ebid_phdr ph = { .type = PT_NOTE, .flags = 4,
 				.offset = 0x2a8, .vaddr = 0x4002a8,
 				.paddr = 0x4012a8, .filesz = 0x24,
 				.memsz = 0x28, .align = 8 };
-	struct ebid_shdr sh = { .name = 7, .type = EBID_SHT_NOTE,
-				.flags = EBID_SHF_ALLOC, .addr = 0x4002a8,
+	struct ebid_shdr sh = { .name = 7, .type = SHT_NOTE,
+				.flags = SHF_ALLOC, .addr = 0x4002a8,
 				.offset = 0x2a8, .size = 0x24, .link = 3,
 				.info = 5, .addralign = 4, .entsize = 16 };
 	Elf64_Phdr p64 = { PT_NOTE, 4, 0x2a8, 0x4002a8, 0x4012a8, 0x24, 0x28,
