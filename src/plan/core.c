@@ -429,8 +429,8 @@ int planner_run(struct planner *p, const struct strategy *table, size_t n)
  * last moved into a PT_LOAD of their own at the end of the file.
  */
 const struct strategy plan_new_note[] = {
-	{ "extend-pt-note", strategy_adjacent, "" },
-	{ "add-pt-note", strategy_own_pt, "" },
+	{ "extend-pt-note", strategy_extend_pt_note, "" },
+	{ "add-pt-note", strategy_add_pt_note, "" },
 	{ "move-note", strategy_move_note, "no note can move: " },
 	{ "move-head", strategy_move_head,
 	  "the sections after the program headers cannot move: " },
@@ -441,6 +441,6 @@ const size_t plan_new_note_n = ARRAY_SIZE(plan_new_note);
 
 /* Making a note that is there visible to the kernel. */
 const struct strategy plan_cover_note[] = {
-	{ "repair-coverage", strategy_repair, "" },
+	{ "repair-coverage", strategy_repair_coverage, "" },
 };
 const size_t plan_cover_note_n = ARRAY_SIZE(plan_cover_note);

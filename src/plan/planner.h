@@ -233,9 +233,9 @@ int planner_emit(struct planner *p);
 int planner_check(struct planner *p);
 
 /* The strategies (one file each). */
-int strategy_repair(struct planner *p, struct refusal *r);
-int strategy_adjacent(struct planner *p, struct refusal *r);
-int strategy_own_pt(struct planner *p, struct refusal *r);
+int strategy_repair_coverage(struct planner *p, struct refusal *r);
+int strategy_extend_pt_note(struct planner *p, struct refusal *r);
+int strategy_add_pt_note(struct planner *p, struct refusal *r);
 int strategy_move_note(struct planner *p, struct refusal *r);
 int strategy_move_head(struct planner *p, struct refusal *r);
 int strategy_new_load(struct planner *p, struct refusal *r);

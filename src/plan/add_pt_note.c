@@ -6,7 +6,7 @@
  */
 #include "plan/planner.h"
 
-int strategy_own_pt(struct planner *p, struct refusal *r)
+int strategy_add_pt_note(struct planner *p, struct refusal *r)
 {
 	uint64_t len = ebid_gnu_note_size(p->desc_len);
 	int64_t off;

@@ -7,7 +7,7 @@
 
 #include "plan/planner.h"
 
-int strategy_adjacent(struct planner *p, struct refusal *r)
+int strategy_extend_pt_note(struct planner *p, struct refusal *r)
 {
 	uint64_t len = ebid_gnu_note_size(p->desc_len);
 	size_t i;

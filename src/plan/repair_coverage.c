@@ -7,7 +7,7 @@
 #include "plan/planner.h"
 #include "elf/elf.h"
 
-int strategy_repair(struct planner *p, struct refusal *r)
+int strategy_repair_coverage(struct planner *p, struct refusal *r)
 {
 	const struct ebid_note *g = &p->elf->gnu;
 	uint64_t len = g->note_size;
