@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the self-check's tables of the moving strategies share: how far a
+ * plan moved, where a header went, the symbols of the first-page notes, the
+ * grown first PT_LOAD, and the moved run's checks (move-head, new-load).
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "elf/elf.h"
+#include "plan/plan.h"
+#include "plan/selfcheck.h"
+
+/* Runs the checks in order; the first refusal stops them. */
+int check_run(const check_fn *fns, size_t n, const struct check *c,
+		      char *err, size_t errlen)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < n; i++)
+		ret = fns[i](c, err, errlen);
+	return ret;
+}
+
+/*
+ * How far the plan moved the sections it moved (ebid_plan_moved()) in
+ * the file, and in memory (the same but for new-load's).
+ */
+uint64_t check_moved_off_delta(const struct ebid_plan *plan)
+{
+	if (plan->actions & EBID_ACT_MOVE_NOTE)
+		return plan->moved_to - plan->moved_from;
+	if (plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD))
+		return plan->head_to - plan->head_from;
+	return 0;
+}
+
+uint64_t check_moved_delta(const struct ebid_elf *old,
+			    const struct ebid_plan *plan)
+{
+	if (!(plan->actions & EBID_ACT_NEW_LOAD))
+		return check_moved_off_delta(plan);
+	if (plan->grown_load >= old->phnum)
+		return 0; /* new_load_headers() refuses the plan */
+	return plan->head_addr -
+	       (old->phdrs[plan->grown_load].vaddr + plan->head_from);
+}
+
+/*
+ * Where old program header i is in the output: one further on for each
+ * header the plan added before it (the new PT_NOTE, new-load's PT_LOAD).
+ * check_counts() made sure the output has them.
+ */
+size_t check_new_phdr_index(const struct ebid_plan *plan, size_t i)
+{
+	size_t lo = plan->new_pt, hi = plan->new_pt;
+
+	if (!(plan->actions & EBID_ACT_ADD_PT))
+		return i;
+	if (plan->actions & EBID_ACT_NEW_LOAD) {
+		lo = plan->new_load < plan->new_pt ? plan->new_load : plan->new_pt;
+		hi = plan->new_load < plan->new_pt ? plan->new_pt : plan->new_load;
+	}
+	if (i >= lo)
+		i++;
+	if (hi != lo && i >= hi)
+		i++;
+	return i;
+}
+
+/*
+ * The symbols of first-page notes (and .interp): the same ones, at the
+ * same places (moved up by an inserted gap), each with its old value,
+ * moved with its section when the plan moved that.
+ */
+bool check_same_note_syms(const struct ebid_elf *old,
+			   const struct ebid_elf *new,
+			   const struct ebid_plan *plan)
+{
+	uint64_t delta = check_moved_delta(old, plan);
+	bool moves = delta != 0;
+	size_t i, j;
+
+	if (!old->note_syms_read || !new->note_syms_read ||
+	    old->note_syms_over != new->note_syms_over ||
+	    old->n_note_syms > new->n_note_syms)
+		return false;
+	/*
+	 * A symbol of another section found only in the output points at
+	 * where the notes now are (a section's end marker, as
+	 * __rela_iplt_end in a static program, right before the padding):
+	 * its value is what it was, as the planner changes no st_value but
+	 * those of the moved section's symbols (check_sections_kept).
+	 */
+	for (j = 0; j < new->n_note_syms; j++) {
+		const struct ebid_symref *b = &new->note_syms[j];
+
+		for (i = 0; i < old->n_note_syms; i++)
+			if (ebid_plan_outoff(plan, old->note_syms[i].value_off) ==
+			    b->value_off)
+				break;
+		if (i == old->n_note_syms &&
+		    (!moves || b->shndx == new->gnu.shndx ||
+		     ebid_plan_moved(plan, old, b->shndx)))
+			return false;
+	}
+	for (i = 0; i < old->n_note_syms; i++) {
+		const struct ebid_symref *a = &old->note_syms[i];
+
+		for (j = 0; j < new->n_note_syms; j++)
+			if (new->note_syms[j].value_off ==
+			    ebid_plan_outoff(plan, a->value_off))
+				break;
+		if (j == new->n_note_syms ||
+		    new->note_syms[j].shndx != a->shndx ||
+		    new->note_syms[j].value !=
+			    a->value + (ebid_plan_sym_moves(plan, old, a)
+						? delta
+						: 0))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The first PT_LOAD, at offset 0 in both, changed only in p_filesz and
+ * p_memsz, and both are now end (before, they were equal).
+ */
+bool check_load_grew_to(const struct ebid_phdr *ol,
+			 const struct ebid_phdr *nl, uint64_t end)
+{
+	return ol->type == PT_LOAD && nl->type == PT_LOAD &&
+	       !ol->offset && !nl->offset && nl->vaddr == ol->vaddr &&
+	       nl->paddr == ol->paddr && nl->flags == ol->flags &&
+	       nl->align == ol->align && ol->filesz == ol->memsz &&
+	       nl->filesz == end && nl->memsz == end;
+}
+
+/*
+ * Whether PT_LOAD o reaches what the first PT_LOAD grew over: its bytes in
+ * the file before end, or its memory over the grown addresses.
+ */
+bool check_load_reaches_growth(const struct ebid_phdr *o,
+				const struct ebid_phdr *ol,
+				const struct ebid_phdr *nl, uint64_t end)
+{
+	return o->offset < end ||
+	       (o->vaddr < nl->vaddr + end &&
+		o->vaddr + o->memsz > ol->vaddr + ol->filesz);
+}
+
+int check_run_new_note(const struct check *c, char *err, size_t errlen)
+{
+	const struct ebid_note *g = &c->new->gnu;
+	const struct ebid_phdr *np = c->np;
+
+	if (!g->present || g->shndx != c->old->shnum ||
+	    g->note_off + g->note_size > EBID_PAGE ||
+	    g->note_off + g->note_size > c->end ||
+	    np->type != PT_NOTE || np->offset != g->note_off ||
+	    np->filesz != g->note_size || np->memsz != np->filesz ||
+	    np->vaddr != c->nl->vaddr + np->offset)
+		return FAIL("the new note is not in the first page under a PT_NOTE of its own");
+	return 0;
+}
+
+/* Zero, but for the new program header and the new note. */
+int check_run_old_place_cleared(const struct check *c, char *err,
+				  size_t errlen)
+{
+	const struct ebid_note *g = &c->new->gnu;
+	uint64_t j;
+
+	/* Past the first page: ebid_check_moved_bytes(). */
+	for (j = c->from; j < c->from + c->size && j < c->new->head_len; j++) {
+		if (j >= c->from && j < c->from + c->nph * c->ent)
+			continue; /* the new program headers */
+		if (j >= g->note_off && j < g->note_off + g->note_size)
+			continue;
+		if (c->new->head[j])
+			return FAIL("the moved run's old place is not cleared");
+	}
+	return 0;
+}
+
+int check_run_syms_moved(const struct check *c, char *err, size_t errlen)
+{
+	if (!check_same_note_syms(c->old, c->new, c->plan))
+		return FAIL("a symbol of a moved section did not move with it, or another one changed (or the symbols were not read)");
+	return 0;
+}
+
+/* The dynamic table: the moved tables' entries moved, no other one. */
+int check_run_dyn_moved(const struct check *c, char *err, size_t errlen)
+{
+	const struct ebid_elf *old = c->old, *new = c->new;
+	uint64_t run_at = c->ol->vaddr + c->from;
+	size_t i;
+
+	if (old->dyn_bad || new->dyn_bad || old->ndyn != new->ndyn)
+		return FAIL("the dynamic table is not the input's");
+	for (i = 0; i < old->ndyn; i++) {
+		const struct ebid_dynref *a = &old->dyn[i], *b = &new->dyn[i];
+		bool moved = ebid_dyn_is_addr(a->tag) && a->val >= run_at &&
+			     a->val - run_at < c->size;
+
+		if (b->tag != a->tag ||
+		    b->val_off != ebid_plan_outoff(c->plan, a->val_off) ||
+		    b->val != a->val + (moved ? check_moved_delta(old, c->plan) : 0))
+			return FAIL("a dynamic entry did not move with its table, or another one changed");
+	}
+	return 0;
+}
+
+bool check_same_shdr(const struct ebid_shdr *a, const struct ebid_shdr *b,
+		     bool moved_ok)
+{
+	return a->type == b->type && a->flags == b->flags &&
+	       a->addr == b->addr && a->link == b->link &&
+	       a->info == b->info && a->addralign == b->addralign &&
+	       a->entsize == b->entsize && !strcmp(a->name_str, b->name_str) &&
+	       (moved_ok || (a->offset == b->offset && a->size == b->size));
+}
+
+bool check_same_phdr(const struct ebid_phdr *a, const struct ebid_phdr *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
