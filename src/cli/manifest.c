@@ -129,9 +129,67 @@ static void put_utf8(char *out, size_t *n, unsigned cp)
 }
 
 /*
+ * The code point of a \u escape (the cursor after the 'u'), a surrogate
+ * pair joined: 0 and *cp, or -1 with the failure recorded. A \u0000
+ * cannot be in a C string: refused.
+ */
+static int parse_u_escape(struct parser *ps, unsigned *cp)
+{
+	unsigned lo;
+
+	if (hex4(ps, cp))
+		return -1;
+	if (*cp >= 0xdc00 && *cp <= 0xdfff)
+		return fail(ps, "lone low surrogate \\u%04x", *cp);
+	if (*cp >= 0xd800 && *cp <= 0xdbff) {
+		if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u')
+			return fail(ps, "high surrogate \\u%04x without its low half",
+				    *cp);
+		ps->p += 2;
+		if (hex4(ps, &lo))
+			return -1;
+		if (lo < 0xdc00 || lo > 0xdfff)
+			return fail(ps, "high surrogate \\u%04x without its low half",
+				    *cp);
+		*cp = 0x10000 + ((*cp - 0xd800) << 10) + (lo - 0xdc00);
+	}
+	if (!*cp)
+		return fail(ps, "\\u0000 in a string");
+	return 0;
+}
+
+/*
+ * One escape (the cursor after the backslash), decoded onto buf at *n:
+ * 0, or -1 with the failure recorded.
+ */
+static int parse_escape(struct parser *ps, char *buf, size_t *n)
+{
+	unsigned char c = ps->p < ps->end ? (unsigned char)*ps->p++ : '\0';
+	unsigned cp;
+
+	switch (c) {
+	case '"': case '\\': case '/':
+		buf[(*n)++] = (char)c;
+		return 0;
+	case 'b': buf[(*n)++] = '\b'; return 0;
+	case 'f': buf[(*n)++] = '\f'; return 0;
+	case 'n': buf[(*n)++] = '\n'; return 0;
+	case 'r': buf[(*n)++] = '\r'; return 0;
+	case 't': buf[(*n)++] = '\t'; return 0;
+	case 'u':
+		if (parse_u_escape(ps, &cp))
+			return -1;
+		put_utf8(buf, n, cp);
+		return 0;
+	default:
+		ps->p--;
+		return fail(ps, "unknown escape in a string");
+	}
+}
+
+/*
  * A string at the cursor (its opening quote), decoded into *out (malloc'd,
- * owned by the caller) when out is not NULL. A \u0000 cannot be a C
- * string: refused.
+ * owned by the caller) when out is not NULL.
  */
 static int parse_string(struct parser *ps, char **out)
 {
@@ -151,65 +209,16 @@ static int parse_string(struct parser *ps, char **out)
 		return fail(ps, "out of memory");
 	while (ps->p < ps->end && *ps->p != '"') {
 		unsigned char c = (unsigned char)*ps->p;
-		unsigned cp, lo;
 
 		if (c < 0x20) {
-			free(buf);
-			return fail(ps, "control character 0x%02x in a string",
-				    c);
-		}
-		if (c != '\\') {
-			buf[n++] = (char)c;
-			ps->p++;
-			continue;
-		}
-		ps->p++;
-		c = ps->p < ps->end ? (unsigned char)*ps->p++ : '\0';
-		switch (c) {
-		case '"': case '\\': case '/':
-			buf[n++] = (char)c;
-			break;
-		case 'b': buf[n++] = '\b'; break;
-		case 'f': buf[n++] = '\f'; break;
-		case 'n': buf[n++] = '\n'; break;
-		case 'r': buf[n++] = '\r'; break;
-		case 't': buf[n++] = '\t'; break;
-		case 'u':
-			if (hex4(ps, &cp))
-				goto bad;
-			if (cp >= 0xdc00 && cp <= 0xdfff) {
-				fail(ps, "lone low surrogate \\u%04x", cp);
-				goto bad;
-			}
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (ps->end - ps->p < 2 || ps->p[0] != '\\' ||
-				    ps->p[1] != 'u') {
-					fail(ps, "high surrogate \\u%04x without its low half",
-					     cp);
-					goto bad;
-				}
-				ps->p += 2;
-				if (hex4(ps, &lo))
-					goto bad;
-				if (lo < 0xdc00 || lo > 0xdfff) {
-					fail(ps, "high surrogate \\u%04x without its low half",
-					     cp);
-					goto bad;
-				}
-				cp = 0x10000 + ((cp - 0xd800) << 10) +
-				     (lo - 0xdc00);
-			}
-			if (!cp) {
-				fail(ps, "\\u0000 in a string");
-				goto bad;
-			}
-			put_utf8(buf, &n, cp);
-			break;
-		default:
-			ps->p--;
-			fail(ps, "unknown escape in a string");
+			fail(ps, "control character 0x%02x in a string", c);
 			goto bad;
 		}
+		ps->p++;
+		if (c != '\\')
+			buf[n++] = (char)c;
+		else if (parse_escape(ps, buf, &n))
+			goto bad;
 	}
 	if (ps->p >= ps->end) {
 		fail(ps, "unterminated string");
