@@ -1572,28 +1572,27 @@ struct sph {
 	uint64_t off, filesz, align;
 };
 
-static struct buf synth(const struct synth *s)
-{
-	const bool w = s->is64, m = s->msb;
-	const size_t eh = w ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-	const size_t phe = w ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-	const size_t she = w ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	const uint64_t base = 0x400000;
+/*
+ * Where synth puts everything: the entry sizes of the class, the program
+ * and section headers it writes, .shstrtab's names, and the offsets of
+ * .text, .shstrtab and the section header table.
+ */
+struct synth_layout {
+	size_t eh, phe, she;
 	char names[256];
-	size_t nlen = 1, phnum = 0, shnum = 0, i;
+	size_t nlen, phnum, shnum;
 	struct ssec sec[8];
 	struct sph ph[6];
-	uint64_t text_off, text_len = 0x40, text_size, str_off, sh_off;
+	uint64_t text_off, text_len, text_size, str_off, sh_off;
 	uint64_t load_end, file_end;
-	struct buf b = {0};
-	const char *gnu_sec = s->gnu_sec ? s->gnu_sec : ".note.gnu.build-id";
+};
 
-#define NAME(str)                                                              \
-	(memcpy(names + nlen, (str), strlen(str) + 1),                         \
-	 nlen += strlen(str) + 1, (uint32_t)(nlen - strlen(str) - 1))
-	names[0] = '\0';
-	memset(sec, 0, sizeof(sec));
-	memset(ph, 0, sizeof(ph));
+/* The program headers, and where .text goes and the first PT_LOAD ends. */
+static void synth_segments(const struct synth *s, struct synth_layout *l)
+{
+	const size_t eh = l->eh, phe = l->phe, she = l->she;
+	struct sph *ph = l->ph;
+	size_t phnum = 0;
 
 	if (s->phdr)
 		ph[phnum++] = (struct sph){PT_PHDR, PF_R, eh, 0, 8};
@@ -1607,24 +1606,40 @@ static struct buf synth(const struct synth *s)
 				 s->gnu_pt_align ? s->gnu_pt_align : 4};
 	if (s->phdr)
 		ph[0].filesz = phnum * phe;
-	text_off = s->no_room ? eh + phnum * phe : s->small ? 0x200 : 0x1000;
+	l->text_off =
+	    s->no_room ? eh + phnum * phe : s->small ? 0x200 : 0x1000;
+	l->text_len = 0x40;
 	if (s->shdrs_early) {
 		/* A 40-byte gap between the table and .text: room for the
 		 * note, not for the grown table. */
 		size_t early = 3 + s->test_note + (s->gnu_len ? 1 : 0);
 
-		text_off = (eh + phnum * phe + 7) / 8 * 8 + early * she + 40;
-		text_len = 0xf00 - text_off;
+		l->text_off = (eh + phnum * phe + 7) / 8 * 8 + early * she + 40;
+		l->text_len = 0xf00 - l->text_off;
 	}
-	text_size = text_len;
+	l->text_size = l->text_len;
 	if (s->gnu_len && s->gnu_off >= 0x1000)
-		text_len = s->gnu_off + 0x40 - 0x1000;
-	load_end = text_off + text_len;
-	ph[s->phdr ? 1 : 0].filesz = load_end;
+		l->text_len = s->gnu_off + 0x40 - 0x1000;
+	l->load_end = l->text_off + l->text_len;
+	ph[s->phdr ? 1 : 0].filesz = l->load_end;
+	l->phnum = phnum;
+}
 
+/* The sections and their names, and where the section headers go. */
+static void synth_sections(const struct synth *s, struct synth_layout *l)
+{
+	const char *gnu_sec = s->gnu_sec ? s->gnu_sec : ".note.gnu.build-id";
+	struct ssec *sec = l->sec;
+	size_t shnum = 0;
+
+#define NAME(str)                                                              \
+	(memcpy(l->names + l->nlen, (str), strlen(str) + 1),                   \
+	 l->nlen += strlen(str) + 1, (uint32_t)(l->nlen - strlen(str) - 1))
+	l->names[0] = '\0';
+	l->nlen = 1;
 	sec[++shnum] = (struct ssec){
 	    NAME(".text"), SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
-	    text_off,	   text_size,	 16};
+	    l->text_off,   l->text_size, 16};
 	if (s->test_note)
 		sec[++shnum] = (struct ssec){
 		    NAME(".note.test"), SHT_NOTE, SHF_ALLOC, 0xfe4, 28, 4};
@@ -1639,38 +1654,51 @@ static struct buf synth(const struct synth *s)
 	if (s->extra_name)
 		(void)NAME(s->extra_name);
 	sec[++shnum] = (struct ssec){NAME(".shstrtab"), SHT_STRTAB, 0, 0, 0, 1};
+#undef NAME
 	shnum++;
-	str_off = load_end;
-	sec[shnum - 1].off = str_off;
-	sec[shnum - 1].size = nlen;
-	sh_off = (str_off + nlen + 7) / 8 * 8;
-	file_end = sh_off + shnum * she;
+	l->str_off = l->load_end;
+	sec[shnum - 1].off = l->str_off;
+	sec[shnum - 1].size = l->nlen;
+	l->sh_off = (l->str_off + l->nlen + 7) / 8 * 8;
+	l->file_end = l->sh_off + shnum * l->she;
 	if (s->shdrs_early) {
-		sh_off = (eh + phnum * phe + 7) / 8 * 8;
-		file_end = str_off + nlen;
+		l->sh_off = (l->eh + l->phnum * l->phe + 7) / 8 * 8;
+		l->file_end = l->str_off + l->nlen;
 	}
-	buf_grow(&b, (size_t)file_end);
+	l->shnum = shnum;
+}
 
-	/* ELF header. */
-	memcpy(b.p, ELFMAG, SELFMAG);
-	b.p[EI_CLASS] = w ? ELFCLASS64 : ELFCLASS32;
-	b.p[EI_DATA] = m ? ELFDATA2MSB : ELFDATA2LSB;
-	b.p[EI_VERSION] = EV_CURRENT;
-	PUTF(w, m, b.p, Ehdr, e_type, s->type ? s->type : ET_EXEC);
-	PUTF(w, m, b.p, Ehdr, e_machine, w ? EM_X86_64 : EM_386);
-	PUTF(w, m, b.p, Ehdr, e_version, EV_CURRENT);
-	PUTF(w, m, b.p, Ehdr, e_entry, base + text_off);
-	PUTF(w, m, b.p, Ehdr, e_phoff, eh);
-	PUTF(w, m, b.p, Ehdr, e_shoff, sh_off);
-	PUTF(w, m, b.p, Ehdr, e_ehsize, eh);
-	PUTF(w, m, b.p, Ehdr, e_phentsize, phe);
-	PUTF(w, m, b.p, Ehdr, e_phnum, phnum);
-	PUTF(w, m, b.p, Ehdr, e_shentsize, she);
-	PUTF(w, m, b.p, Ehdr, e_shnum, shnum);
-	PUTF(w, m, b.p, Ehdr, e_shstrndx, shnum - 1);
+/* The ELF header, the program headers and the section headers. */
+static void synth_headers(const struct synth *s, const struct synth_layout *l,
+			  struct buf *b)
+{
+	const bool w = s->is64, m = s->msb;
+	const size_t eh = l->eh, phe = l->phe, she = l->she;
+	const size_t phnum = l->phnum, shnum = l->shnum;
+	const struct sph *ph = l->ph;
+	const struct ssec *sec = l->sec;
+	const uint64_t base = 0x400000;
+	size_t i;
+
+	memcpy(b->p, ELFMAG, SELFMAG);
+	b->p[EI_CLASS] = w ? ELFCLASS64 : ELFCLASS32;
+	b->p[EI_DATA] = m ? ELFDATA2MSB : ELFDATA2LSB;
+	b->p[EI_VERSION] = EV_CURRENT;
+	PUTF(w, m, b->p, Ehdr, e_type, s->type ? s->type : ET_EXEC);
+	PUTF(w, m, b->p, Ehdr, e_machine, w ? EM_X86_64 : EM_386);
+	PUTF(w, m, b->p, Ehdr, e_version, EV_CURRENT);
+	PUTF(w, m, b->p, Ehdr, e_entry, base + l->text_off);
+	PUTF(w, m, b->p, Ehdr, e_phoff, eh);
+	PUTF(w, m, b->p, Ehdr, e_shoff, l->sh_off);
+	PUTF(w, m, b->p, Ehdr, e_ehsize, eh);
+	PUTF(w, m, b->p, Ehdr, e_phentsize, phe);
+	PUTF(w, m, b->p, Ehdr, e_phnum, phnum);
+	PUTF(w, m, b->p, Ehdr, e_shentsize, she);
+	PUTF(w, m, b->p, Ehdr, e_shnum, shnum);
+	PUTF(w, m, b->p, Ehdr, e_shstrndx, shnum - 1);
 
 	for (i = 0; i < phnum; i++) {
-		unsigned char *p = b.p + eh + i * phe;
+		unsigned char *p = b->p + eh + i * phe;
 
 		PUTF(w, m, p, Phdr, p_type, ph[i].type);
 		PUTF(w, m, p, Phdr, p_flags, ph[i].flags);
@@ -1682,7 +1710,7 @@ static struct buf synth(const struct synth *s)
 		PUTF(w, m, p, Phdr, p_align, ph[i].align);
 	}
 	for (i = 1; i < shnum; i++) {
-		unsigned char *p = b.p + sh_off + i * she;
+		unsigned char *p = b->p + l->sh_off + i * she;
 
 		PUTF(w, m, p, Shdr, sh_name, sec[i].name);
 		PUTF(w, m, p, Shdr, sh_type, sec[i].type);
@@ -1693,10 +1721,18 @@ static struct buf synth(const struct synth *s)
 		PUTF(w, m, p, Shdr, sh_size, sec[i].size);
 		PUTF(w, m, p, Shdr, sh_addralign, sec[i].align);
 	}
-	memset(b.p + text_off, 0x90, text_size);
-	memcpy(b.p + str_off, names, nlen);
+}
+
+/* The contents: .text, .shstrtab, the test note and the GNU note. */
+static void synth_contents(const struct synth *s,
+			   const struct synth_layout *l, struct buf *b)
+{
+	const bool m = s->msb;
+
+	memset(b->p + l->text_off, 0x90, l->text_size);
+	memcpy(b->p + l->str_off, l->names, l->nlen);
 	if (s->test_note) {
-		unsigned char *q = b.p + 0xfe4;
+		unsigned char *q = b->p + 0xfe4;
 
 		put_n(q, 4, 4, m);
 		put_n(q + 4, 4, 8, m);
@@ -1705,7 +1741,7 @@ static struct buf synth(const struct synth *s)
 		memset(q + 16, 0x5a, 8);
 	}
 	if (s->gnu_len) {
-		unsigned char *q = b.p + s->gnu_off;
+		unsigned char *q = b->p + s->gnu_off;
 
 		put_n(q, 4, 4, m);
 		put_n(q + 4, 4, (uint64_t)s->gnu_len, m);
@@ -1714,7 +1750,23 @@ static struct buf synth(const struct synth *s)
 		if (s->gnu_filled)
 			memset(q + 16, 0xa5, (size_t)s->gnu_len);
 	}
-#undef NAME
+}
+
+/* The file described by s; the caller owns (and frees) its bytes. */
+static struct buf synth(const struct synth *s)
+{
+	struct synth_layout l;
+	struct buf b = {0};
+
+	memset(&l, 0, sizeof(l));
+	l.eh = s->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	l.phe = s->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	l.she = s->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	synth_segments(s, &l);
+	synth_sections(s, &l);
+	buf_grow(&b, (size_t)l.file_end);
+	synth_headers(s, &l, &b);
+	synth_contents(s, &l, &b);
 	return b;
 }
 
