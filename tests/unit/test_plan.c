@@ -1839,15 +1839,19 @@ static bool craft_not_gnu(struct buf *b)
 	return true;
 }
 
-static void synthetic(void)
-{
-	static const char *ADD_PT =
-	    "add-note,fill,add-pt-note,add-section-name";
-	static const char *EXT_PT =
-	    "add-note,fill,extend-pt-note,add-section-name";
-	const int ROOM = -EBID_ENOROOM, NOTE = -EBID_ENOTE;
+/* The plans synthetic files without a GNU note get, in words. */
+static const char *const ADD_PT =
+    "add-note,fill,add-pt-note,add-section-name";
+static const char *const EXT_PT =
+    "add-note,fill,extend-pt-note,add-section-name";
 
-	/* Where a new note goes: below a PT_NOTE, or with one of its own. */
+/*
+ * No GNU note yet: where a new note goes (below a PT_NOTE, or with one of
+ * its own), with the section header table in the way, with the name there
+ * already, and with extended numbering.
+ */
+static void synthetic_new_note(void)
+{
 	synth_input("synth64le-ptnote",
 		    &(struct synth){.is64 = true, .test_note = true}, NULL, 0,
 		    EXT_PT, true);
@@ -1894,8 +1898,13 @@ static void synthetic(void)
 	synth_input("synth32be-addpt+shstrtab-end",
 		    &(struct synth){.msb = true}, craft_shstrtab_end, 0, NULL,
 		    true);
+}
 
-	/* Notes that are there. */
+/* A GNU note there already: filled, covered, kept; an 8-byte one. */
+static void synthetic_note_there(void)
+{
+	const int NOTE = -EBID_ENOTE;
+
 	synth_input(
 	    "synth64le-reserved",
 	    &(struct synth){
@@ -1959,8 +1968,13 @@ static void synthetic(void)
 				    .gnu_pt = true,
 				    .gnu_pt_align = 8},
 		    NULL, 0, "unchanged", false);
+}
 
-	/* Refusals. */
+/* Refusals, each with its documented code. */
+static void synthetic_refused(void)
+{
+	const int ROOM = -EBID_ENOROOM, NOTE = -EBID_ENOTE;
+
 	synth_input("synth64le-et-rel",
 		    &(struct synth){.is64 = true, .type = ET_REL}, NULL, NOTE,
 		    NULL, false);
@@ -2009,6 +2023,13 @@ static void synthetic(void)
 		    craft_pnxnum, ROOM, NULL, false);
 	synth_input("synth64le-addpt+noshdr", &(struct synth){.is64 = true},
 		    craft_noshdr, ROOM, NULL, false);
+}
+
+static void synthetic(void)
+{
+	synthetic_new_note();
+	synthetic_note_there();
+	synthetic_refused();
 }
 
 /* ---- real files --------------------------------------------------------- */
