@@ -2340,6 +2340,214 @@ static uint64_t in_off(const struct ebid_plan *p, uint64_t off)
 }
 
 /*
+ * A good move-head output and what its tampers need to know of it: the
+ * note's patch, .interp's index, how far the run moved. move_head_tampered
+ * owns elf, plan and out.
+ */
+struct head_case {
+	const char *name;
+	const struct buf *in;
+	struct ebid_src src;
+	struct ebid_elf elf;
+	struct ebid_plan plan;
+	struct buf out;
+	unsigned char id[EBID_MAX_ID];
+	size_t interp;
+	uint64_t note_at, note_len, delta;
+};
+
+/* The note's patch, .interp and the distance the run moved. */
+static void head_case_find(struct head_case *c)
+{
+	size_t i;
+
+	c->delta = c->plan.head_to - c->plan.head_from;
+	for (i = 0; i < c->plan.npatches; i++)
+		if (strstr(c->plan.patches[i].what, ".note.gnu.build-id")) {
+			c->note_at = c->plan.patches[i].off;
+			c->note_len = c->plan.patches[i].len;
+		}
+	for (i = 1; i < c->elf.shnum; i++)
+		if (!strcmp(c->elf.shdrs[i].name_str, ".interp"))
+			c->interp = i;
+}
+
+/*
+ * Tampers 1 to 3: the run and the PT_LOAD that holds it. Every move-head
+ * output has them to tamper with.
+ */
+static bool head_tamper_run(const struct head_case *c, size_t k,
+			    struct buf *t)
+{
+	const struct ebid_plan *plan = &c->plan;
+	unsigned char *ph;
+	bool done = false;
+	uint64_t j;
+
+	switch (k) {
+	case 1:
+		for (j = plan->head_from + 56;
+		     !done && j < plan->head_from + plan->head_size; j++)
+			if (j < c->note_at || j >= c->note_at + c->note_len) {
+				t->p[j] = 0x5a;
+				done = true;
+			}
+		break;
+	case 2:
+		ph = t->p + c->elf.phoff +
+		     (plan->grown_load >= plan->new_pt ? plan->grown_load + 1
+						       : plan->grown_load) *
+			 56;
+		put_le(ph + 32, 8, get_le(ph + 32, 8) + 4);
+		put_le(ph + 40, 8, get_le(ph + 40, 8) + 4);
+		done = true;
+		break;
+	case 3:
+		t->p[plan->head_to + plan->head_size - 1] ^= 1;
+		done = true;
+		break;
+	}
+	return done;
+}
+
+/* Tampers 6 and 7: the bytes behind an inserted gap, and their PT_LOAD. */
+static bool head_tamper_gap(const struct head_case *c, size_t k,
+			    struct buf *t)
+{
+	const struct ebid_plan *plan = &c->plan;
+	unsigned char *ph;
+	bool done = false;
+	size_t i;
+
+	switch (k) {
+	case 6:
+		if (plan->ins_len) {
+			t->p[plan->ins_at + plan->ins_len + 16] ^= 0x40;
+			done = true;
+		}
+		break;
+	case 7:
+		for (i = 0; plan->ins_len && i < c->elf.phnum + 1; i++) {
+			ph = t->p + c->elf.phoff + i * 56;
+			if (get_le(ph, 4) == 1 /* PT_LOAD */ &&
+			    get_le(ph + 8, 8) >= plan->ins_at + plan->ins_len) {
+				put_le(ph + 8, 8,
+				       get_le(ph + 8, 8) - plan->ins_len);
+				done = true;
+				break;
+			}
+		}
+		break;
+	}
+	return done;
+}
+
+/*
+ * Tampers 0, 4, 5, 8 and 9: something left pointing at the run's old
+ * place (a symbol, PT_INTERP, .interp's sh_addr, a dynamic entry, a
+ * relocation). A file may have none of one kind.
+ */
+static bool head_tamper_pointer(const struct head_case *c, size_t k,
+				struct buf *t)
+{
+	const struct ebid_plan *plan = &c->plan;
+	const struct ebid_elf *elf = &c->elf;
+	uint64_t shoff = get_le(t->p + 0x28, 8);
+	unsigned char *ph;
+	bool done = false;
+	size_t i;
+
+	switch (k) {
+	case 0:
+		for (i = 0; i < plan->npatches; i++)
+			if (strstr(plan->patches[i].what, "symbol value")) {
+				memcpy(t->p + plan->patches[i].off,
+				       c->in->p + in_off(plan,
+							 plan->patches[i].off),
+				       plan->patches[i].len);
+				done = true;
+			}
+		break;
+	case 4:
+		for (i = 0; i < elf->phnum + 1; i++) {
+			ph = t->p + elf->phoff + i * 56;
+			if (get_le(ph, 4) == 3 /* PT_INTERP */) {
+				put_le(ph + 8, 8, get_le(ph + 8, 8) - c->delta);
+				done = true;
+			}
+		}
+		break;
+	case 5:
+		if (c->interp) {
+			unsigned char *sh = t->p + shoff + c->interp * 64;
+
+			put_le(sh + 16, 8, get_le(sh + 16, 8) - c->delta);
+			done = true;
+		}
+		break;
+	case 8:
+		for (i = 0; i < plan->npatches; i++)
+			if (strstr(plan->patches[i].what, "dynamic entry")) {
+				memcpy(t->p + plan->patches[i].off,
+				       c->in->p + in_off(plan,
+							 plan->patches[i].off),
+				       plan->patches[i].len);
+				done = true;
+			}
+		break;
+	case 9:
+		done = point_relative_at(
+		    t, elf->phdrs[plan->grown_load].vaddr + plan->head_from +
+			   plan->head_size - 1);
+		break;
+	}
+	return done;
+}
+
+/* Tamper k (move_head_tampered's how[k]) applied to t: false if none. */
+static bool head_tamper(const struct head_case *c, size_t k, struct buf *t)
+{
+	switch (k) {
+	case 1:
+	case 2:
+	case 3:
+		return head_tamper_run(c, k, t);
+	case 6:
+	case 7:
+		return head_tamper_gap(c, k, t);
+	default:
+		return head_tamper_pointer(c, k, t);
+	}
+}
+
+/* The self-check refuses t, the output with tamper k (how). */
+static void head_refused(const struct head_case *c, size_t k,
+			 const struct buf *t, const char *how)
+{
+	struct ebid_src ts = {.fd = -1, .mem = t->p, .size = t->len};
+	struct ebid_elf te;
+	char err[EBID_ERRLEN];
+	int ret;
+
+	ret = ebid_elf_read(&te, &ts, err, sizeof(err));
+	if (ret == 0 && ebid_elf_read_note_syms(&te, &ts, err, sizeof(err)))
+		ret = -1;
+	if (ret == 0) {
+		ret = ebid_check_result(&c->elf, &te, &c->plan, c->id, err,
+					sizeof(err));
+		if (!ret)
+			ret = ebid_check_moved_bytes(&c->elf, &c->plan, &c->src,
+						     &ts, c->id, err,
+						     sizeof(err));
+		ebid_elf_release(&te);
+	}
+	ok(ret != 0 && (k != 9 || strstr(err, "a relocation points")),
+	   "%s: the self-check refuses an output with %s", c->name, how);
+	if (ret)
+		printf("# %s\n", err);
+}
+
+/*
  * The self-check (ebid_check_result, then ebid_check_moved_bytes) refuses
  * a move-head output that breaks one of its rules: each tampered copy of
  * a good output.
@@ -2358,118 +2566,21 @@ static void move_head_tampered(const char *name, const struct buf *in)
 	    "a moved table's dynamic entry left at the old address",
 	    "a relocation pointing at the run's old place",
 	};
-	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
-	struct ebid_elf elf;
-	struct ebid_plan plan;
-	struct buf out = {0};
-	unsigned char id[EBID_MAX_ID];
-	char err[EBID_ERRLEN];
-	size_t k, i, interp = 0;
-	uint64_t note_at = 0, note_len = 0, delta;
+	struct head_case c = {
+	    .name = name,
+	    .in = in,
+	    .src = {.fd = -1, .mem = in->p, .size = in->len},
+	};
+	size_t k;
 
-	if (!tamper_base(name, in, EBID_ACT_MOVE_HEAD, "move-head", &elf, &plan, &out, id))
+	if (!tamper_base(name, in, EBID_ACT_MOVE_HEAD, "move-head", &c.elf,
+			 &c.plan, &c.out, c.id))
 		return;
-	delta = plan.head_to - plan.head_from;
-	for (i = 0; i < plan.npatches; i++)
-		if (strstr(plan.patches[i].what, ".note.gnu.build-id")) {
-			note_at = plan.patches[i].off;
-			note_len = plan.patches[i].len;
-		}
-	for (i = 1; i < elf.shnum; i++)
-		if (!strcmp(elf.shdrs[i].name_str, ".interp"))
-			interp = i;
+	head_case_find(&c);
 	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
-		struct buf t = buf_dup(&out);
-		struct ebid_src ts = {.fd = -1, .mem = t.p, .size = t.len};
-		struct ebid_elf te;
-		uint64_t shoff = get_le(t.p + 0x28, 8), j;
-		unsigned char *ph;
-		bool done = false;
-		int ret;
+		struct buf t = buf_dup(&c.out);
+		bool done = head_tamper(&c, k, &t);
 
-		switch (k) {
-		case 0:
-			for (i = 0; i < plan.npatches; i++)
-				if (strstr(plan.patches[i].what, "symbol value")) {
-					memcpy(t.p + plan.patches[i].off,
-					       in->p + in_off(&plan,
-							      plan.patches[i].off),
-					       plan.patches[i].len);
-					done = true;
-				}
-			break;
-		case 1:
-			for (j = plan.head_from + 56;
-			     !done && j < plan.head_from + plan.head_size; j++)
-				if (j < note_at || j >= note_at + note_len) {
-					t.p[j] = 0x5a;
-					done = true;
-				}
-			break;
-		case 2:
-			ph = t.p + elf.phoff +
-			     (plan.grown_load >= plan.new_pt ? plan.grown_load + 1
-							     : plan.grown_load) *
-				 56;
-			put_le(ph + 32, 8, get_le(ph + 32, 8) + 4);
-			put_le(ph + 40, 8, get_le(ph + 40, 8) + 4);
-			done = true;
-			break;
-		case 3:
-			t.p[plan.head_to + plan.head_size - 1] ^= 1;
-			done = true;
-			break;
-		case 4:
-			for (i = 0; i < elf.phnum + 1; i++) {
-				ph = t.p + elf.phoff + i * 56;
-				if (get_le(ph, 4) == 3 /* PT_INTERP */) {
-					put_le(ph + 8, 8, get_le(ph + 8, 8) - delta);
-					done = true;
-				}
-			}
-			break;
-		case 5:
-			if (interp) {
-				unsigned char *sh = t.p + shoff + interp * 64;
-
-				put_le(sh + 16, 8, get_le(sh + 16, 8) - delta);
-				done = true;
-			}
-			break;
-		case 6:
-			if (plan.ins_len) {
-				t.p[plan.ins_at + plan.ins_len + 16] ^= 0x40;
-				done = true;
-			}
-			break;
-		case 7:
-			for (i = 0; plan.ins_len && i < elf.phnum + 1; i++) {
-				ph = t.p + elf.phoff + i * 56;
-				if (get_le(ph, 4) == 1 /* PT_LOAD */ &&
-				    get_le(ph + 8, 8) >= plan.ins_at + plan.ins_len) {
-					put_le(ph + 8, 8,
-					       get_le(ph + 8, 8) - plan.ins_len);
-					done = true;
-					break;
-				}
-			}
-			break;
-		case 8:
-			for (i = 0; i < plan.npatches; i++)
-				if (strstr(plan.patches[i].what, "dynamic entry")) {
-					memcpy(t.p + plan.patches[i].off,
-					       in->p + in_off(&plan,
-							      plan.patches[i].off),
-					       plan.patches[i].len);
-					done = true;
-				}
-			break;
-		case 9:
-			done = point_relative_at(
-			    &t, elf.phdrs[plan.grown_load].vaddr +
-				    plan.head_from + plan.head_size - 1);
-			break;
-		}
 		if (!done && k != 1 && k != 2 && k != 3) {
 			printf("# %s: nothing to tamper with for %s\n", name,
 			       how[k]);
@@ -2482,29 +2593,12 @@ static void move_head_tampered(const char *name, const struct buf *in)
 			buf_free(&t);
 			continue;
 		}
-		ret = ebid_elf_read(&te, &ts, err, sizeof(err));
-		if (ret == 0 &&
-		    ebid_elf_read_note_syms(&te, &ts, err, sizeof(err)))
-			ret = -1;
-		if (ret == 0) {
-			ret = ebid_check_result(&elf, &te, &plan, id, err,
-						sizeof(err));
-			if (!ret)
-				ret = ebid_check_moved_bytes(&elf, &plan, &src,
-							     &ts, id, err,
-							     sizeof(err));
-			ebid_elf_release(&te);
-		}
-		ok(ret != 0 && (k != 9 || strstr(err, "a relocation points")),
-		   "%s: the self-check refuses an output with %s", name,
-		   how[k]);
-		if (ret)
-			printf("# %s\n", err);
+		head_refused(&c, k, &t, how[k]);
 		buf_free(&t);
 	}
-	buf_free(&out);
-	ebid_plan_release(&plan);
-	ebid_elf_release(&elf);
+	buf_free(&c.out);
+	ebid_plan_release(&c.plan);
+	ebid_elf_release(&c.elf);
 }
 
 /* The self-check of out (a new-load output of in): 0, or why not in err. */
