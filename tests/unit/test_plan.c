@@ -2940,131 +2940,146 @@ static void by_address(const char *name, const struct buf *in)
 	}
 }
 
+/*
+ * The matrix shapes planned here (make matrix builds them): the refusal
+ * expected or 0, the plan's words when pinned, and whether every request
+ * and the chains run over it (all).
+ */
+struct matrix_shape {
+	const char *name;
+	int want;
+	const char *words;
+	bool all;
+};
+
+static const struct matrix_shape MATRIX_SHAPES[] = {
+    {"c-gcc-bfd-pie-nobuildid", 0,
+     "add-note,fill,add-section-name,move-note", true},
+    {"c-gcc-bfd-static-nobuildid", 0,
+     "add-note,fill,add-section-name,move-note", true},
+    {"c-clang-gold-nopie-nobuildid", 0,
+     "add-note,fill,add-section-name,move-note", false},
+    {"trail-c-gcc-bfd-pie-nobuildid", 0,
+     "add-note,fill,move-section-headers,add-section-name,move-note",
+     false},
+    {"c-gcc-lld-pie-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     true},
+    {"c-clang-mold-nopie-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     false},
+    {"c-gcc-mold-shlib-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     false},
+    {"go-amd64-cgo-external-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,move-head", false},
+    {"go-amd64-linkext-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,move-head", false},
+    {"c-gcc-lld-static-nobuildid", -EBID_ENOROOM, NULL, false},
+    {"c-gcc-bfd-shlib-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,move-head", true},
+    {"c-gcc-lld-shlib-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     false},
+    {"go-amd64-cshared-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,move-head", false},
+    {"c-gcc-bfd-pie-bzero", 0, "fill", true},
+    {"c-clang-lld-pie-bzero", 0, "fill", false},
+    {"c-gcc-lld-shlib-buildid", 0, "unchanged", false},
+    {"go-mips", 0,
+     "add-note,fill,add-pt-note,move-section-headers,add-section-name",
+     true},
+    {"go-s390x-bzero", 0, "fill,extend-pt-note", true},
+    {"go-arm64-pie", 0, NULL, false},
+    {"go-ppc64-bid", 0, "extend-pt-note", false},
+    {"go-amd64-cgo-internal", 0, NULL, false},
+    {"go-amd64-cshared-bzero", 0, "fill", false},
+    {"shstrend-go-mipsle", 0, NULL, true},
+    {"xnum-go-ppc64", 0, NULL, false},
+    {"many-gcc-lld-pie-buildid", 0, "unchanged", false},
+    {"many-gcc-gold-shlib-nobuildid", -EBID_ENOROOM, NULL, false},
+    /*
+     * Real-size: the first PT_LOAD runs past the first page, so the
+     * freed bytes take the program header and the note (.dynsym
+     * moves); a .dynsym of 400 symbols does not fit in the page: it
+     * goes to a new PT_LOAD at the end (new-load).
+     */
+    {"real-gcc-lld-pielibc-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     true},
+    {"real-clang-lld-pielibc-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     false},
+    /*
+     * move-head would grow the first PT_LOAD (0xdcf8 bytes) to
+     * 0xe820, into the page 0xe000 where the next PT_LOAD starts
+     * (0xed00): the loaders' page rule (issue 28) refuses that, and
+     * new-load takes the run.
+     */
+    {"real-gcc-mold-shlib-nobuildid", 0,
+     "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load",
+     false},
+    {"real-gcc-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", true},
+    {"real-gcc-lld-nopie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+    {"real-clang-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+    {"real-gcc-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+    {"real-clang-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+    {"real-gcc-gold-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+};
+
+/*
+ * A shape a move places the note in: --no-move is refused, as before
+ * move-note, and the move's own tampered and refused outputs.
+ */
+static void matrix_moves(const struct matrix_shape *sh, const struct buf *b)
+{
+	if (sh->words && strstr(sh->words, "move-note")) {
+		struct req nm = REQ("inject --no-move", EBID_MODE_INJECT,
+				    .no_move = true);
+
+		run_case(sh->name, b, &nm, -EBID_ENOROOM, NULL, NULL);
+		move_note_tampered(sh->name, b);
+		move_note_refused(sh->name, b);
+	}
+	if (sh->words && strstr(sh->words, "move-head")) {
+		struct req nm = REQ("inject --no-move", EBID_MODE_INJECT,
+				    .no_move = true);
+
+		run_case(sh->name, b, &nm, -EBID_ENOROOM, NULL, NULL);
+		move_head_tampered(sh->name, b);
+	}
+	if (sh->words && strstr(sh->words, "new-load")) {
+		struct req nm = REQ("inject --no-move", EBID_MODE_INJECT,
+				    .no_move = true);
+
+		run_case(sh->name, b, &nm, -EBID_ENOROOM, NULL, NULL);
+		new_load_tampered(sh->name, b);
+		new_load_refused(
+		    sh->name, b,
+		    !strcmp(sh->name, "real-gcc-mold-shlib-nobuildid"));
+	}
+}
+
 /* A few matrix shapes, when make matrix has built them. */
 static void matrix(const char *dir)
 {
-	static const struct {
-		const char *name;
-		int want;
-		const char *words;
-		bool all;
-	} s[] = {
-	    {"c-gcc-bfd-pie-nobuildid", 0,
-	     "add-note,fill,add-section-name,move-note", true},
-	    {"c-gcc-bfd-static-nobuildid", 0,
-	     "add-note,fill,add-section-name,move-note", true},
-	    {"c-clang-gold-nopie-nobuildid", 0,
-	     "add-note,fill,add-section-name,move-note", false},
-	    {"trail-c-gcc-bfd-pie-nobuildid", 0,
-	     "add-note,fill,move-section-headers,add-section-name,move-note",
-	     false},
-	    {"c-gcc-lld-pie-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     true},
-	    {"c-clang-mold-nopie-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     false},
-	    {"c-gcc-mold-shlib-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     false},
-	    {"go-amd64-cgo-external-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
-	    {"go-amd64-linkext-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
-	    {"c-gcc-lld-static-nobuildid", -EBID_ENOROOM, NULL, false},
-	    {"c-gcc-bfd-shlib-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,move-head", true},
-	    {"c-gcc-lld-shlib-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     false},
-	    {"go-amd64-cshared-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
-	    {"c-gcc-bfd-pie-bzero", 0, "fill", true},
-	    {"c-clang-lld-pie-bzero", 0, "fill", false},
-	    {"c-gcc-lld-shlib-buildid", 0, "unchanged", false},
-	    {"go-mips", 0,
-	     "add-note,fill,add-pt-note,move-section-headers,add-section-name",
-	     true},
-	    {"go-s390x-bzero", 0, "fill,extend-pt-note", true},
-	    {"go-arm64-pie", 0, NULL, false},
-	    {"go-ppc64-bid", 0, "extend-pt-note", false},
-	    {"go-amd64-cgo-internal", 0, NULL, false},
-	    {"go-amd64-cshared-bzero", 0, "fill", false},
-	    {"shstrend-go-mipsle", 0, NULL, true},
-	    {"xnum-go-ppc64", 0, NULL, false},
-	    {"many-gcc-lld-pie-buildid", 0, "unchanged", false},
-	    {"many-gcc-gold-shlib-nobuildid", -EBID_ENOROOM, NULL, false},
-	    /*
-	     * Real-size: the first PT_LOAD runs past the first page, so the
-	     * freed bytes take the program header and the note (.dynsym
-	     * moves); a .dynsym of 400 symbols does not fit in the page: it
-	     * goes to a new PT_LOAD at the end (new-load).
-	     */
-	    {"real-gcc-lld-pielibc-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     true},
-	    {"real-clang-lld-pielibc-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     false},
-	    /*
-	     * move-head would grow the first PT_LOAD (0xdcf8 bytes) to
-	     * 0xe820, into the page 0xe000 where the next PT_LOAD starts
-	     * (0xed00): the loaders' page rule (issue 28) refuses that, and
-	     * new-load takes the run.
-	     */
-	    {"real-gcc-mold-shlib-nobuildid", 0,
-	     "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load",
-	     false},
-	    {"real-gcc-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", true},
-	    {"real-gcc-lld-nopie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	    {"real-clang-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	    {"real-gcc-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	    {"real-clang-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	    {"real-gcc-gold-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	};
 	char path[4096];
 	size_t i;
 
-	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+	for (i = 0; i < sizeof(MATRIX_SHAPES) / sizeof(MATRIX_SHAPES[0]); i++) {
+		const struct matrix_shape *sh = &MATRIX_SHAPES[i];
 		struct buf b;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, s[i].name);
+		snprintf(path, sizeof(path), "%s/%s", dir, sh->name);
 		if (!input(path, "make matrix builds it", &b))
 			continue;
 		printf("# %s: %zu bytes\n", path, b.len);
-		input_cases(s[i].name, &b, s[i].want, s[i].words, s[i].all);
+		input_cases(sh->name, &b, sh->want, sh->words, sh->all);
 		g_via_fd = false;
-		/* --no-move: refused, as before move-note. */
-		if (s[i].words && strstr(s[i].words, "move-note")) {
-			struct req nm = REQ("inject --no-move",
-					    EBID_MODE_INJECT, .no_move = true);
-
-			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
-				 NULL);
-			move_note_tampered(s[i].name, &b);
-			move_note_refused(s[i].name, &b);
-		}
-		if (s[i].words && strstr(s[i].words, "move-head")) {
-			struct req nm = REQ("inject --no-move",
-					    EBID_MODE_INJECT, .no_move = true);
-
-			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
-				 NULL);
-			move_head_tampered(s[i].name, &b);
-		}
-		if (s[i].words && strstr(s[i].words, "new-load")) {
-			struct req nm = REQ("inject --no-move",
-					    EBID_MODE_INJECT, .no_move = true);
-
-			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
-				 NULL);
-			new_load_tampered(s[i].name, &b);
-			new_load_refused(s[i].name, &b,
-					 !strcmp(s[i].name, "real-gcc-mold-shlib-nobuildid"));
-		}
+		matrix_moves(sh, &b);
 		/* A mold file move-head takes: its PT_GNU_RELRO is tampered. */
-		if (!strcmp(s[i].name, "c-gcc-mold-shlib-nobuildid"))
-			by_address(s[i].name, &b);
+		if (!strcmp(sh->name, "c-gcc-mold-shlib-nobuildid"))
+			by_address(sh->name, &b);
 		buf_free(&b);
 	}
 }
