@@ -856,320 +856,409 @@ static const char *code_name(int code)
 }
 
 /*
- * Plans r over in and checks everything about the result. want is 0 or
- * the negative code expected; words, when given, the plan's description.
- * The output is left in *keep when keep is given (and the plan worked).
+ * One planning case (run_case) as its phases see it: the input, the
+ * request, the plan and the output. The phases fill it in order; out, v
+ * and fs are set by the phase that names them and read by those after.
+ * run_case owns every resource in it and releases them.
  */
-static void run_case(const char *name, const struct buf *in,
-		     const struct req *r, int want, const char *words,
-		     struct buf *keep)
-{
-	int fd, ofd = -1;
-	struct ebid_src src = source(in, &fd);
-	struct ebid_opts o = opts_of(r);
-	struct ebid_elf elf, oelf;
-	struct ebid_plan plan, again;
-	char err[EBID_ERRLEN] = "", desc[160], why[1200];
-	unsigned char id[EBID_MAX_ID], want_id[EBID_MAX_ID];
-	struct buf out = {0};
+struct pcase {
+	const char *name;
+	const struct buf *in;
+	const struct req *r;
+	struct ebid_opts o;
+	struct ebid_src src;
+	int fd, ofd;
+	struct ebid_elf elf;
+	struct ebid_plan plan;
+	unsigned char id[EBID_MAX_ID];
+	struct buf out;
 	struct view v;
-	struct found fs, fk;
-	size_t want_len;
+	struct found fs;
+};
+
+/*
+ * Reads the input and plans it: a refusal (want) or a plan (described by
+ * words when given). false when the case ends here, with what it holds
+ * released.
+ */
+static bool case_planned(struct pcase *c, int want, const char *words)
+{
+	char err[EBID_ERRLEN] = "", desc[160];
 	int ret;
 
-	if (keep)
-		memset(keep, 0, sizeof(*keep));
-	ret = ebid_elf_read(&elf, &src, err, sizeof(err));
-	if (!ok(ret == 0, "%s %s: input read", name, r->label)) {
+	ret = ebid_elf_read(&c->elf, &c->src, err, sizeof(err));
+	if (!ok(ret == 0, "%s %s: input read", c->name, c->r->label)) {
 		diag("ebid_elf_read: %d %s", ret, err);
-		source_close(&fd);
-		return;
+		source_close(&c->fd);
+		return false;
 	}
-	ret = ebid_plan_make(&plan, &elf, &o, err, sizeof(err));
+	ret = ebid_plan_make(&c->plan, &c->elf, &c->o, err, sizeof(err));
 	if (ret == 0)
-		ebid_plan_describe(&plan, desc, sizeof(desc));
+		ebid_plan_describe(&c->plan, desc, sizeof(desc));
 	else
 		snprintf(desc, sizeof(desc), "(refused)");
 	if (want) {
 		ok(ret == want && one_line(err),
-		   "%s %s: refused with %s and a one-line message", name,
-		   r->label, code_name(want));
+		   "%s %s: refused with %s and a one-line message", c->name,
+		   c->r->label, code_name(want));
 	}
 	if (want) {
 		if (ret != want || !one_line(err))
 			diag("got %s (%d) \"%s\", plan %s", code_name(ret), ret,
 			     ret ? err : "", desc);
-		ebid_plan_release(&plan);
-		ebid_elf_release(&elf);
-		source_close(&fd);
-		return;
+		ebid_plan_release(&c->plan);
+		ebid_elf_release(&c->elf);
+		source_close(&c->fd);
+		return false;
 	}
 	if (!ok(ret == 0 && (!words || !strcmp(desc, words)),
-		"%s %s: planned%s%s", name, r->label, words ? " " : "",
+		"%s %s: planned%s%s", c->name, c->r->label, words ? " " : "",
 		words ? words : "")) {
 		diag("got %s (%d) \"%s\", plan %s", code_name(ret), ret,
 		     ret ? err : "", desc);
 		if (ret) {
-			ebid_elf_release(&elf);
-			source_close(&fd);
-			return;
+			ebid_elf_release(&c->elf);
+			source_close(&c->fd);
+			return false;
 		}
 	}
+	return true;
+}
 
-	/* The plan as data. */
+/* The plan as data: sane, of the input's size and the id's length, and
+ * the same when made twice. */
+static void case_plan_data(struct pcase *c)
+{
+	const struct req *r = c->r;
+	const struct ebid_plan *plan = &c->plan;
+	char err[EBID_ERRLEN] = "", why[1200];
+	struct ebid_plan again;
+	size_t want_len;
+	int ret;
+
 	want_len = r->id ? r->id_len : ebid_hash_id_len(r->alg);
 	why[0] = '\0';
-	if (!plan_sane(&plan, why, sizeof(why))) {
-	} else if (plan.in_size != in->len) {
+	if (!plan_sane(plan, why, sizeof(why))) {
+	} else if (plan->in_size != c->in->len) {
 		snprintf(why, sizeof(why), "in_size %llu, file has %zu",
-			 (unsigned long long)plan.in_size, in->len);
-	} else if (plan.fill && plan.id_len != want_len &&
-		   !(elf.gnu.present && plan.id_len == elf.gnu.desc_len)) {
-		snprintf(why, sizeof(why), "id_len %zu, want %zu", plan.id_len,
-			 want_len);
-	} else if (plan.fill && plan.hash == (r->id != NULL)) {
-		snprintf(why, sizeof(why), "hash %d with --id %s", plan.hash,
+			 (unsigned long long)plan->in_size, c->in->len);
+	} else if (plan->fill && plan->id_len != want_len &&
+		   !(c->elf.gnu.present &&
+		     plan->id_len == c->elf.gnu.desc_len)) {
+		snprintf(why, sizeof(why), "id_len %zu, want %zu",
+			 plan->id_len, want_len);
+	} else if (plan->fill && plan->hash == (r->id != NULL)) {
+		snprintf(why, sizeof(why), "hash %d with --id %s", plan->hash,
 			 r->id ? "given" : "not given");
-	} else if (!plan.actions && (plan.npatches || plan.append_len)) {
+	} else if (!plan->actions && (plan->npatches || plan->append_len)) {
 		snprintf(why, sizeof(why), "no actions, yet %zu patches",
-			 plan.npatches);
+			 plan->npatches);
 	}
 	ok(!why[0],
 	   "%s %s: patches sorted, disjoint, inside the input; sizes add up",
-	   name, r->label);
+	   c->name, r->label);
 	if (why[0])
 		diag("%s", why);
-	ret = ebid_plan_make(&again, &elf, &o, err, sizeof(err));
-	ok(ret == 0 && same_plan(&plan, &again),
-	   "%s %s: a second plan is the same plan", name, r->label);
+	ret = ebid_plan_make(&again, &c->elf, &c->o, err, sizeof(err));
+	ok(ret == 0 && same_plan(plan, &again),
+	   "%s %s: a second plan is the same plan", c->name, r->label);
 	ebid_plan_release(&again);
+}
 
-	/* Applied to memory. */
-	ret =
-	    ebid_apply_mem(&src, &plan, &out.p, &out.len, id, err, sizeof(err));
-	if (!ok(ret == 0 && out.len == plan.out_size,
-		"%s %s: applied to memory", name, r->label)) {
+/* Applied to memory: only the planned bytes differ. false: no output. */
+static bool case_applied(struct pcase *c)
+{
+	char err[EBID_ERRLEN] = "";
+	int64_t bad;
+	int ret;
+
+	ret = ebid_apply_mem(&c->src, &c->plan, &c->out.p, &c->out.len, c->id,
+			     err, sizeof(err));
+	if (!ok(ret == 0 && c->out.len == c->plan.out_size,
+		"%s %s: applied to memory", c->name, c->r->label)) {
 		diag("ebid_apply_mem: %d %s", ret, err);
-		goto out;
+		return false;
 	}
-	{
-		int64_t bad = first_unplanned(in, &out, &plan);
+	bad = first_unplanned(c->in, &c->out, &c->plan);
+	ok(bad < 0,
+	   "%s %s: the output differs from the input only where "
+	   "planned",
+	   c->name, c->r->label);
+	if (bad >= 0)
+		diag("byte 0x%llx: in %02x, out %02x", (unsigned long long)bad,
+		     (size_t)bad < c->in->len ? c->in->p[bad] : 0,
+		     c->out.p[bad]);
+	return true;
+}
 
-		ok(bad < 0,
-		   "%s %s: the output differs from the input only where "
-		   "planned",
-		   name, r->label);
-		if (bad >= 0)
-			diag("byte 0x%llx: in %02x, out %02x",
-			     (unsigned long long)bad,
-			     (size_t)bad < in->len ? in->p[bad] : 0,
-			     out.p[bad]);
+/* Read back; the library's self-check. false: the output cannot be read. */
+static bool case_read_back(struct pcase *c)
+{
+	struct ebid_src osrc = source(&c->out, &c->ofd);
+	char err[EBID_ERRLEN] = "";
+	struct ebid_elf oelf;
+	int ret;
+
+	ret = ebid_elf_read_output(&oelf, &osrc, &c->elf, &c->plan, err,
+				   sizeof(err));
+	if (!ok(ret == 0, "%s %s: output read back", c->name, c->r->label)) {
+		diag("ebid_elf_read: %d %s", ret, err);
+		return false;
 	}
+	ret = ebid_check_result(&c->elf, &oelf, &c->plan, c->id, err,
+				sizeof(err));
+	if (!ret)
+		ret = ebid_check_moved_bytes(&c->elf, &c->plan, &c->src, &osrc,
+					     c->id, err, sizeof(err));
+	ok(ret == 0, "%s %s: ebid_check_result accepts the output", c->name,
+	   c->r->label);
+	if (ret)
+		diag("%s", err);
+	ebid_elf_release(&oelf);
+	source_close(&c->ofd);
+	return true;
+}
 
-	/* Read back; the library's self-check. */
-	{
-		struct ebid_src osrc = source(&out, &ofd);
+/*
+ * Our own reader over the output's headers (c->v): consistent when the
+ * input's are, a planned PT_NOTE has p_align 4, no stale section header
+ * table. false: the output has no headers this test can read.
+ */
+static bool case_headers(struct pcase *c)
+{
+	struct view *v = &c->v;
+	struct view iv;
+	char why[1200], iwhy[200] = "";
 
-		ret = ebid_elf_read_output(&oelf, &osrc, &elf, &plan, err,
-					   sizeof(err));
-		if (!ok(ret == 0, "%s %s: output read back", name, r->label)) {
-			diag("ebid_elf_read: %d %s", ret, err);
-			goto out;
-		}
-		ret =
-		    ebid_check_result(&elf, &oelf, &plan, id, err, sizeof(err));
-		if (!ret)
-			ret = ebid_check_moved_bytes(&elf, &plan, &src, &osrc,
-						     id, err, sizeof(err));
-		ok(ret == 0, "%s %s: ebid_check_result accepts the output",
-		   name, r->label);
-		if (ret)
-			diag("%s", err);
-		ebid_elf_release(&oelf);
-		source_close(&ofd);
-	}
-
-	/* Our own readers: by section, and as the kernel. */
-	if (view_of(&v, out.p, out.len)) {
-		ok(0, "%s %s: output has ELF headers this test can read", name,
-		   r->label);
-		goto out;
-	}
-	{
-		struct view iv;
-		char iwhy[200] = "";
-
-		why[0] = '\0';
-		if (!view_of(&iv, in->p, in->len) &&
-		    headers_consistent(&iv, iwhy, sizeof(iwhy))) {
-			bool good = headers_consistent(&v, why, sizeof(why));
-			size_t i;
-
-			/*
-			 * A PT_NOTE the plan made or changed has p_align 4;
-			 * move-head moves the input's as they are.
-			 */
-			for (i = 0; good && i < v.phnum; i++) {
-				if (PH(&v, i, p_type) != PT_NOTE ||
-				    PH(&v, i, p_align) == 4 ||
-				    (i < iv.phnum &&
-				     !memcmp(phdr_at(&v, i), phdr_at(&iv, i),
-					     v.phent)) ||
-				    same_note_moved(&iv, &v, i))
-					continue;
-				snprintf(
-				    why, sizeof(why),
-				    "PT_NOTE [%zu] was planned with p_align "
-				    "%llu, not 4",
-				    i, (unsigned long long)PH(&v, i, p_align));
-				good = false;
-			}
-			if (good && stale_table_byte(&iv, &v) >= 0) {
-				snprintf(why, sizeof(why),
-					 "byte 0x%llx of the moved section "
-					 "header table left behind",
-					 (unsigned long long)stale_table_byte(
-					     &iv, &v));
-				good = false;
-			}
-			ok(good,
-			   "%s %s: headers are consistent (notes mapped, "
-			   "p_align 4, PT_PHDR, sections, no stale table)",
-			   name, r->label);
-			if (why[0])
-				diag("%s", why);
-		}
+	if (view_of(v, c->out.p, c->out.len)) {
+		ok(0, "%s %s: output has ELF headers this test can read",
+		   c->name, c->r->label);
+		return false;
 	}
 	why[0] = '\0';
-	fs = by_section(&v);
-	fk = by_kernel(&v);
-	ok(fs.ok && fk.ok && fs.desc_off == fk.desc_off &&
-	       fs.desc_len == fk.desc_len && fs.desc_off == plan.id_off &&
-	       fs.desc_len == plan.id_len,
-	   "%s %s: by section and by the kernel's rules the id is at the "
-	   "planned 0x%llx (%zu bytes)",
-	   name, r->label, (unsigned long long)plan.id_off, plan.id_len);
-	if (!fs.ok)
-		diag("by section: %s", fs.why);
-	if (!fk.ok)
-		diag("by kernel: %s", fk.why);
-	if (fs.ok && fk.ok &&
-	    (fs.desc_off != plan.id_off || fk.desc_off != plan.id_off ||
-	     fs.desc_len != plan.id_len))
-		diag("section 0x%llx/%zu, kernel 0x%llx/%zu",
-		     (unsigned long long)fs.desc_off, fs.desc_len,
-		     (unsigned long long)fk.desc_off, fk.desc_len);
+	if (!view_of(&iv, c->in->p, c->in->len) &&
+	    headers_consistent(&iv, iwhy, sizeof(iwhy))) {
+		bool good = headers_consistent(v, why, sizeof(why));
+		size_t i;
 
-	{
-		struct ebid_src osrc = source(&out, &ofd);
-		struct ebid_note_view nv;
-
-		why[0] = '\0';
-		ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
-		if (!ret) {
-			ebid_note_view(&oelf, &nv);
-			if (!nv.by_section || !nv.by_kernel || !nv.size_ok)
-				snprintf(why, sizeof(why),
-					 "ebid_note_view: section %d %s, "
-					 "kernel %d %s, size_ok %d",
-					 nv.by_section, nv.section_why,
-					 nv.by_kernel, nv.kernel_why,
-					 nv.size_ok);
-			else
-				view_agrees(&oelf, &out, why, sizeof(why));
-			ebid_elf_release(&oelf);
-		} else {
-			snprintf(why, sizeof(why), "%s", err);
+		/*
+		 * A PT_NOTE the plan made or changed has p_align 4;
+		 * move-head moves the input's as they are.
+		 */
+		for (i = 0; good && i < v->phnum; i++) {
+			if (PH(v, i, p_type) != PT_NOTE ||
+			    PH(v, i, p_align) == 4 ||
+			    (i < iv.phnum &&
+			     !memcmp(phdr_at(v, i), phdr_at(&iv, i),
+				     v->phent)) ||
+			    same_note_moved(&iv, v, i))
+				continue;
+			snprintf(why, sizeof(why),
+				 "PT_NOTE [%zu] was planned with p_align "
+				 "%llu, not 4",
+				 i, (unsigned long long)PH(v, i, p_align));
+			good = false;
 		}
-		source_close(&ofd);
-		ok(!why[0],
-		   "%s %s: ebid_note_view sees the note by section and by the "
-		   "kernel, as the readers here do",
-		   name, r->label);
+		if (good && stale_table_byte(&iv, v) >= 0) {
+			snprintf(why, sizeof(why),
+				 "byte 0x%llx of the moved section "
+				 "header table left behind",
+				 (unsigned long long)stale_table_byte(&iv, v));
+			good = false;
+		}
+		ok(good,
+		   "%s %s: headers are consistent (notes mapped, "
+		   "p_align 4, PT_PHDR, sections, no stale table)",
+		   c->name, c->r->label);
 		if (why[0])
 			diag("%s", why);
 	}
+	return true;
+}
 
-	/* The id. */
-	if (fs.ok && plan.fill && plan.hash) {
-		expected_id(&out, fs.desc_off, fs.desc_len, r->alg, want_id);
-		ok(!memcmp(out.p + fs.desc_off, want_id, fs.desc_len) &&
-		       !memcmp(id, want_id, fs.desc_len),
+/* By section and by the kernel's rules (c->fs), the id is where planned. */
+static void case_note_found(struct pcase *c)
+{
+	const struct ebid_plan *plan = &c->plan;
+	const struct found *fs = &c->fs;
+	struct found fk;
+
+	c->fs = by_section(&c->v);
+	fk = by_kernel(&c->v);
+	ok(fs->ok && fk.ok && fs->desc_off == fk.desc_off &&
+	       fs->desc_len == fk.desc_len && fs->desc_off == plan->id_off &&
+	       fs->desc_len == plan->id_len,
+	   "%s %s: by section and by the kernel's rules the id is at the "
+	   "planned 0x%llx (%zu bytes)",
+	   c->name, c->r->label, (unsigned long long)plan->id_off,
+	   plan->id_len);
+	if (!fs->ok)
+		diag("by section: %s", fs->why);
+	if (!fk.ok)
+		diag("by kernel: %s", fk.why);
+	if (fs->ok && fk.ok &&
+	    (fs->desc_off != plan->id_off || fk.desc_off != plan->id_off ||
+	     fs->desc_len != plan->id_len))
+		diag("section 0x%llx/%zu, kernel 0x%llx/%zu",
+		     (unsigned long long)fs->desc_off, fs->desc_len,
+		     (unsigned long long)fk.desc_off, fk.desc_len);
+}
+
+/* ebid_note_view over the output agrees with the readers here. */
+static void case_note_view(struct pcase *c)
+{
+	struct ebid_src osrc = source(&c->out, &c->ofd);
+	struct ebid_note_view nv;
+	struct ebid_elf oelf;
+	char err[EBID_ERRLEN] = "", why[1200];
+	int ret;
+
+	why[0] = '\0';
+	ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
+	if (!ret) {
+		ebid_note_view(&oelf, &nv);
+		if (!nv.by_section || !nv.by_kernel || !nv.size_ok)
+			snprintf(why, sizeof(why),
+				 "ebid_note_view: section %d %s, "
+				 "kernel %d %s, size_ok %d",
+				 nv.by_section, nv.section_why, nv.by_kernel,
+				 nv.kernel_why, nv.size_ok);
+		else
+			view_agrees(&oelf, &c->out, why, sizeof(why));
+		ebid_elf_release(&oelf);
+	} else {
+		snprintf(why, sizeof(why), "%s", err);
+	}
+	source_close(&c->ofd);
+	ok(!why[0],
+	   "%s %s: ebid_note_view sees the note by section and by the "
+	   "kernel, as the readers here do",
+	   c->name, c->r->label);
+	if (why[0])
+		diag("%s", why);
+}
+
+/* The id: the hash recomputed here, the one given, zeros or the input's. */
+static void case_id(const struct pcase *c)
+{
+	const struct req *r = c->r;
+	const struct buf *out = &c->out;
+	const struct found *fs = &c->fs;
+	const struct ebid_elf *elf = &c->elf;
+	unsigned char want_id[EBID_MAX_ID];
+
+	if (fs->ok && c->plan.fill && c->plan.hash) {
+		expected_id(out, fs->desc_off, fs->desc_len, r->alg, want_id);
+		ok(!memcmp(out->p + fs->desc_off, want_id, fs->desc_len) &&
+		       !memcmp(c->id, want_id, fs->desc_len),
 		   "%s %s: the id is the %s of the output recomputed here",
-		   name, r->label, ebid_hash_name(r->alg));
-		if (memcmp(out.p + fs.desc_off, want_id, fs.desc_len))
+		   c->name, r->label, ebid_hash_name(r->alg));
+		if (memcmp(out->p + fs->desc_off, want_id, fs->desc_len))
 			diag("stored %s, recomputed %s",
-			     hexs(out.p + fs.desc_off, fs.desc_len),
-			     hexs(want_id, fs.desc_len));
-	} else if (fs.ok && plan.fill) {
-		ok(fs.desc_len == r->id_len &&
-		       !memcmp(out.p + fs.desc_off, r->id, r->id_len),
-		   "%s %s: the id is the one given", name, r->label);
-	} else if (fs.ok) {
+			     hexs(out->p + fs->desc_off, fs->desc_len),
+			     hexs(want_id, fs->desc_len));
+	} else if (fs->ok && c->plan.fill) {
+		ok(fs->desc_len == r->id_len &&
+		       !memcmp(out->p + fs->desc_off, r->id, r->id_len),
+		   "%s %s: the id is the one given", c->name, r->label);
+	} else if (fs->ok) {
 		bool zero = r->mode == EBID_MODE_RESERVE &&
-			    (!elf.gnu.present || r->force ||
-			     ebid_all_zero(elf.gnu.desc, elf.gnu.desc_len));
+			    (!elf->gnu.present || r->force ||
+			     ebid_all_zero(elf->gnu.desc, elf->gnu.desc_len));
 		unsigned char zeros[EBID_MAX_ID] = {0};
-		const unsigned char *w = zero ? zeros : elf.gnu.desc;
+		const unsigned char *w = zero ? zeros : elf->gnu.desc;
 
-		ok(fs.desc_len <= EBID_MAX_ID &&
-		       !memcmp(out.p + fs.desc_off, w, fs.desc_len) &&
-		       !memcmp(id, w, fs.desc_len),
-		   "%s %s: the id is %s", name, r->label,
+		ok(fs->desc_len <= EBID_MAX_ID &&
+		       !memcmp(out->p + fs->desc_off, w, fs->desc_len) &&
+		       !memcmp(c->id, w, fs->desc_len),
+		   "%s %s: the id is %s", c->name, r->label,
 		   zero ? "all zeros (reserved)" : "the input's, kept");
 	}
+}
 
-	/* Planned again over the output: nothing left to do. */
-	{
-		struct ebid_src osrc = source(&out, &ofd);
-		struct req r2 = *r;
-		struct ebid_opts o2;
-		struct buf out2 = {0};
-		unsigned char id2[EBID_MAX_ID];
+/* Planned again over the output: nothing left to do. */
+static void case_planned_again(struct pcase *c)
+{
+	const struct req *r = c->r;
+	const struct buf *out = &c->out;
+	struct ebid_src osrc = source(out, &c->ofd);
+	struct req r2 = *r;
+	struct ebid_opts o2;
+	struct ebid_elf oelf;
+	struct ebid_plan again;
+	struct buf out2 = {0};
+	unsigned char id2[EBID_MAX_ID];
+	char err[EBID_ERRLEN] = "", desc[160];
+	int ret;
 
-		r2.mode = r->mode == EBID_MODE_RESERVE ? EBID_MODE_RESERVE
-						       : EBID_MODE_INJECT;
-		r2.force = false;
-		r2.id = NULL;
-		r2.id_len = 0;
-		o2 = opts_of(&r2);
-		ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
-		if (!ret)
-			ret = ebid_plan_make(&again, &oelf, &o2, err,
-					     sizeof(err));
-		if (!ret) {
-			ebid_plan_describe(&again, desc, sizeof(desc));
-			ret = ebid_apply_mem(&osrc, &again, &out2.p, &out2.len,
-					     id2, err, sizeof(err));
-			ok(ret == 0 && !again.actions && out2.len == out.len &&
-			       !memcmp(out2.p, out.p, out.len) &&
-			       again.id_len == plan.id_len &&
-			       !memcmp(id2, id, plan.id_len),
-			   "%s %s: planned again (%s), the output is unchanged",
-			   name, r->label,
-			   r2.mode == EBID_MODE_RESERVE ? "reserve" : "inject");
-			if (again.actions)
-				diag("second plan: %s", desc);
-			buf_free(&out2);
-			ebid_plan_release(&again);
-		} else {
-			ok(0, "%s %s: planned again, the output is unchanged",
-			   name, r->label);
-			diag("%d %s", ret, err);
-		}
-		ebid_elf_release(&oelf);
-		source_close(&ofd);
+	r2.mode = r->mode == EBID_MODE_RESERVE ? EBID_MODE_RESERVE
+					       : EBID_MODE_INJECT;
+	r2.force = false;
+	r2.id = NULL;
+	r2.id_len = 0;
+	o2 = opts_of(&r2);
+	ret = ebid_elf_read(&oelf, &osrc, err, sizeof(err));
+	if (!ret)
+		ret = ebid_plan_make(&again, &oelf, &o2, err, sizeof(err));
+	if (!ret) {
+		ebid_plan_describe(&again, desc, sizeof(desc));
+		ret = ebid_apply_mem(&osrc, &again, &out2.p, &out2.len, id2,
+				     err, sizeof(err));
+		ok(ret == 0 && !again.actions && out2.len == out->len &&
+		       !memcmp(out2.p, out->p, out->len) &&
+		       again.id_len == c->plan.id_len &&
+		       !memcmp(id2, c->id, c->plan.id_len),
+		   "%s %s: planned again (%s), the output is unchanged",
+		   c->name, r->label,
+		   r2.mode == EBID_MODE_RESERVE ? "reserve" : "inject");
+		if (again.actions)
+			diag("second plan: %s", desc);
+		buf_free(&out2);
+		ebid_plan_release(&again);
+	} else {
+		ok(0, "%s %s: planned again, the output is unchanged", c->name,
+		   r->label);
+		diag("%d %s", ret, err);
 	}
+	ebid_elf_release(&oelf);
+	source_close(&c->ofd);
+}
+
+/*
+ * Plans r over in and checks everything about the result. want is 0 or
+ * the negative code expected; words, when given, the plan's description.
+ * The output is left in *keep when keep is given (and the plan worked).
+ * The phases run in order; one that leaves nothing to check ends it.
+ */
+static void run_case(const char *name, const struct buf *in,
+		     const struct req *r, int want, const char *words,
+		     struct buf *keep)
+{
+	struct pcase c = {.name = name, .in = in, .r = r, .ofd = -1};
+
+	c.src = source(in, &c.fd);
+	c.o = opts_of(r);
+	if (keep)
+		memset(keep, 0, sizeof(*keep));
+	if (!case_planned(&c, want, words))
+		return;
+	case_plan_data(&c);
+	if (!case_applied(&c) || !case_read_back(&c) || !case_headers(&c))
+		goto out;
+	case_note_found(&c);
+	case_note_view(&c);
+	case_id(&c);
+	case_planned_again(&c);
 	if (keep) {
-		*keep = out;
-		out.p = NULL;
+		*keep = c.out;
+		c.out.p = NULL;
 	}
 out:
-	source_close(&ofd);
-	source_close(&fd);
-	buf_free(&out);
-	ebid_plan_release(&plan);
-	ebid_elf_release(&elf);
+	source_close(&c.ofd);
+	source_close(&c.fd);
+	buf_free(&c.out);
+	ebid_plan_release(&c.plan);
+	ebid_elf_release(&c.elf);
 }
 
 /* ---- requests ----------------------------------------------------------- */
@@ -1483,28 +1572,27 @@ struct sph {
 	uint64_t off, filesz, align;
 };
 
-static struct buf synth(const struct synth *s)
-{
-	const bool w = s->is64, m = s->msb;
-	const size_t eh = w ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-	const size_t phe = w ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-	const size_t she = w ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	const uint64_t base = 0x400000;
+/*
+ * Where synth puts everything: the entry sizes of the class, the program
+ * and section headers it writes, .shstrtab's names, and the offsets of
+ * .text, .shstrtab and the section header table.
+ */
+struct synth_layout {
+	size_t eh, phe, she;
 	char names[256];
-	size_t nlen = 1, phnum = 0, shnum = 0, i;
+	size_t nlen, phnum, shnum;
 	struct ssec sec[8];
 	struct sph ph[6];
-	uint64_t text_off, text_len = 0x40, text_size, str_off, sh_off;
+	uint64_t text_off, text_len, text_size, str_off, sh_off;
 	uint64_t load_end, file_end;
-	struct buf b = {0};
-	const char *gnu_sec = s->gnu_sec ? s->gnu_sec : ".note.gnu.build-id";
+};
 
-#define NAME(str)                                                              \
-	(memcpy(names + nlen, (str), strlen(str) + 1),                         \
-	 nlen += strlen(str) + 1, (uint32_t)(nlen - strlen(str) - 1))
-	names[0] = '\0';
-	memset(sec, 0, sizeof(sec));
-	memset(ph, 0, sizeof(ph));
+/* The program headers, and where .text goes and the first PT_LOAD ends. */
+static void synth_segments(const struct synth *s, struct synth_layout *l)
+{
+	const size_t eh = l->eh, phe = l->phe, she = l->she;
+	struct sph *ph = l->ph;
+	size_t phnum = 0;
 
 	if (s->phdr)
 		ph[phnum++] = (struct sph){PT_PHDR, PF_R, eh, 0, 8};
@@ -1518,24 +1606,40 @@ static struct buf synth(const struct synth *s)
 				 s->gnu_pt_align ? s->gnu_pt_align : 4};
 	if (s->phdr)
 		ph[0].filesz = phnum * phe;
-	text_off = s->no_room ? eh + phnum * phe : s->small ? 0x200 : 0x1000;
+	l->text_off =
+	    s->no_room ? eh + phnum * phe : s->small ? 0x200 : 0x1000;
+	l->text_len = 0x40;
 	if (s->shdrs_early) {
 		/* A 40-byte gap between the table and .text: room for the
 		 * note, not for the grown table. */
 		size_t early = 3 + s->test_note + (s->gnu_len ? 1 : 0);
 
-		text_off = (eh + phnum * phe + 7) / 8 * 8 + early * she + 40;
-		text_len = 0xf00 - text_off;
+		l->text_off = (eh + phnum * phe + 7) / 8 * 8 + early * she + 40;
+		l->text_len = 0xf00 - l->text_off;
 	}
-	text_size = text_len;
+	l->text_size = l->text_len;
 	if (s->gnu_len && s->gnu_off >= 0x1000)
-		text_len = s->gnu_off + 0x40 - 0x1000;
-	load_end = text_off + text_len;
-	ph[s->phdr ? 1 : 0].filesz = load_end;
+		l->text_len = s->gnu_off + 0x40 - 0x1000;
+	l->load_end = l->text_off + l->text_len;
+	ph[s->phdr ? 1 : 0].filesz = l->load_end;
+	l->phnum = phnum;
+}
 
+/* The sections and their names, and where the section headers go. */
+static void synth_sections(const struct synth *s, struct synth_layout *l)
+{
+	const char *gnu_sec = s->gnu_sec ? s->gnu_sec : ".note.gnu.build-id";
+	struct ssec *sec = l->sec;
+	size_t shnum = 0;
+
+#define NAME(str)                                                              \
+	(memcpy(l->names + l->nlen, (str), strlen(str) + 1),                   \
+	 l->nlen += strlen(str) + 1, (uint32_t)(l->nlen - strlen(str) - 1))
+	l->names[0] = '\0';
+	l->nlen = 1;
 	sec[++shnum] = (struct ssec){
 	    NAME(".text"), SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
-	    text_off,	   text_size,	 16};
+	    l->text_off,   l->text_size, 16};
 	if (s->test_note)
 		sec[++shnum] = (struct ssec){
 		    NAME(".note.test"), SHT_NOTE, SHF_ALLOC, 0xfe4, 28, 4};
@@ -1550,38 +1654,51 @@ static struct buf synth(const struct synth *s)
 	if (s->extra_name)
 		(void)NAME(s->extra_name);
 	sec[++shnum] = (struct ssec){NAME(".shstrtab"), SHT_STRTAB, 0, 0, 0, 1};
+#undef NAME
 	shnum++;
-	str_off = load_end;
-	sec[shnum - 1].off = str_off;
-	sec[shnum - 1].size = nlen;
-	sh_off = (str_off + nlen + 7) / 8 * 8;
-	file_end = sh_off + shnum * she;
+	l->str_off = l->load_end;
+	sec[shnum - 1].off = l->str_off;
+	sec[shnum - 1].size = l->nlen;
+	l->sh_off = (l->str_off + l->nlen + 7) / 8 * 8;
+	l->file_end = l->sh_off + shnum * l->she;
 	if (s->shdrs_early) {
-		sh_off = (eh + phnum * phe + 7) / 8 * 8;
-		file_end = str_off + nlen;
+		l->sh_off = (l->eh + l->phnum * l->phe + 7) / 8 * 8;
+		l->file_end = l->str_off + l->nlen;
 	}
-	buf_grow(&b, (size_t)file_end);
+	l->shnum = shnum;
+}
 
-	/* ELF header. */
-	memcpy(b.p, ELFMAG, SELFMAG);
-	b.p[EI_CLASS] = w ? ELFCLASS64 : ELFCLASS32;
-	b.p[EI_DATA] = m ? ELFDATA2MSB : ELFDATA2LSB;
-	b.p[EI_VERSION] = EV_CURRENT;
-	PUTF(w, m, b.p, Ehdr, e_type, s->type ? s->type : ET_EXEC);
-	PUTF(w, m, b.p, Ehdr, e_machine, w ? EM_X86_64 : EM_386);
-	PUTF(w, m, b.p, Ehdr, e_version, EV_CURRENT);
-	PUTF(w, m, b.p, Ehdr, e_entry, base + text_off);
-	PUTF(w, m, b.p, Ehdr, e_phoff, eh);
-	PUTF(w, m, b.p, Ehdr, e_shoff, sh_off);
-	PUTF(w, m, b.p, Ehdr, e_ehsize, eh);
-	PUTF(w, m, b.p, Ehdr, e_phentsize, phe);
-	PUTF(w, m, b.p, Ehdr, e_phnum, phnum);
-	PUTF(w, m, b.p, Ehdr, e_shentsize, she);
-	PUTF(w, m, b.p, Ehdr, e_shnum, shnum);
-	PUTF(w, m, b.p, Ehdr, e_shstrndx, shnum - 1);
+/* The ELF header, the program headers and the section headers. */
+static void synth_headers(const struct synth *s, const struct synth_layout *l,
+			  struct buf *b)
+{
+	const bool w = s->is64, m = s->msb;
+	const size_t eh = l->eh, phe = l->phe, she = l->she;
+	const size_t phnum = l->phnum, shnum = l->shnum;
+	const struct sph *ph = l->ph;
+	const struct ssec *sec = l->sec;
+	const uint64_t base = 0x400000;
+	size_t i;
+
+	memcpy(b->p, ELFMAG, SELFMAG);
+	b->p[EI_CLASS] = w ? ELFCLASS64 : ELFCLASS32;
+	b->p[EI_DATA] = m ? ELFDATA2MSB : ELFDATA2LSB;
+	b->p[EI_VERSION] = EV_CURRENT;
+	PUTF(w, m, b->p, Ehdr, e_type, s->type ? s->type : ET_EXEC);
+	PUTF(w, m, b->p, Ehdr, e_machine, w ? EM_X86_64 : EM_386);
+	PUTF(w, m, b->p, Ehdr, e_version, EV_CURRENT);
+	PUTF(w, m, b->p, Ehdr, e_entry, base + l->text_off);
+	PUTF(w, m, b->p, Ehdr, e_phoff, eh);
+	PUTF(w, m, b->p, Ehdr, e_shoff, l->sh_off);
+	PUTF(w, m, b->p, Ehdr, e_ehsize, eh);
+	PUTF(w, m, b->p, Ehdr, e_phentsize, phe);
+	PUTF(w, m, b->p, Ehdr, e_phnum, phnum);
+	PUTF(w, m, b->p, Ehdr, e_shentsize, she);
+	PUTF(w, m, b->p, Ehdr, e_shnum, shnum);
+	PUTF(w, m, b->p, Ehdr, e_shstrndx, shnum - 1);
 
 	for (i = 0; i < phnum; i++) {
-		unsigned char *p = b.p + eh + i * phe;
+		unsigned char *p = b->p + eh + i * phe;
 
 		PUTF(w, m, p, Phdr, p_type, ph[i].type);
 		PUTF(w, m, p, Phdr, p_flags, ph[i].flags);
@@ -1593,7 +1710,7 @@ static struct buf synth(const struct synth *s)
 		PUTF(w, m, p, Phdr, p_align, ph[i].align);
 	}
 	for (i = 1; i < shnum; i++) {
-		unsigned char *p = b.p + sh_off + i * she;
+		unsigned char *p = b->p + l->sh_off + i * she;
 
 		PUTF(w, m, p, Shdr, sh_name, sec[i].name);
 		PUTF(w, m, p, Shdr, sh_type, sec[i].type);
@@ -1604,10 +1721,18 @@ static struct buf synth(const struct synth *s)
 		PUTF(w, m, p, Shdr, sh_size, sec[i].size);
 		PUTF(w, m, p, Shdr, sh_addralign, sec[i].align);
 	}
-	memset(b.p + text_off, 0x90, text_size);
-	memcpy(b.p + str_off, names, nlen);
+}
+
+/* The contents: .text, .shstrtab, the test note and the GNU note. */
+static void synth_contents(const struct synth *s,
+			   const struct synth_layout *l, struct buf *b)
+{
+	const bool m = s->msb;
+
+	memset(b->p + l->text_off, 0x90, l->text_size);
+	memcpy(b->p + l->str_off, l->names, l->nlen);
 	if (s->test_note) {
-		unsigned char *q = b.p + 0xfe4;
+		unsigned char *q = b->p + 0xfe4;
 
 		put_n(q, 4, 4, m);
 		put_n(q + 4, 4, 8, m);
@@ -1616,7 +1741,7 @@ static struct buf synth(const struct synth *s)
 		memset(q + 16, 0x5a, 8);
 	}
 	if (s->gnu_len) {
-		unsigned char *q = b.p + s->gnu_off;
+		unsigned char *q = b->p + s->gnu_off;
 
 		put_n(q, 4, 4, m);
 		put_n(q + 4, 4, (uint64_t)s->gnu_len, m);
@@ -1625,7 +1750,23 @@ static struct buf synth(const struct synth *s)
 		if (s->gnu_filled)
 			memset(q + 16, 0xa5, (size_t)s->gnu_len);
 	}
-#undef NAME
+}
+
+/* The file described by s; the caller owns (and frees) its bytes. */
+static struct buf synth(const struct synth *s)
+{
+	struct synth_layout l;
+	struct buf b = {0};
+
+	memset(&l, 0, sizeof(l));
+	l.eh = s->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	l.phe = s->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	l.she = s->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	synth_segments(s, &l);
+	synth_sections(s, &l);
+	buf_grow(&b, (size_t)l.file_end);
+	synth_headers(s, &l, &b);
+	synth_contents(s, &l, &b);
 	return b;
 }
 
@@ -1698,15 +1839,19 @@ static bool craft_not_gnu(struct buf *b)
 	return true;
 }
 
-static void synthetic(void)
-{
-	static const char *ADD_PT =
-	    "add-note,fill,add-pt-note,add-section-name";
-	static const char *EXT_PT =
-	    "add-note,fill,extend-pt-note,add-section-name";
-	const int ROOM = -EBID_ENOROOM, NOTE = -EBID_ENOTE;
+/* The plans synthetic files without a GNU note get, in words. */
+static const char *const ADD_PT =
+    "add-note,fill,add-pt-note,add-section-name";
+static const char *const EXT_PT =
+    "add-note,fill,extend-pt-note,add-section-name";
 
-	/* Where a new note goes: below a PT_NOTE, or with one of its own. */
+/*
+ * No GNU note yet: where a new note goes (below a PT_NOTE, or with one of
+ * its own), with the section header table in the way, with the name there
+ * already, and with extended numbering.
+ */
+static void synthetic_new_note(void)
+{
 	synth_input("synth64le-ptnote",
 		    &(struct synth){.is64 = true, .test_note = true}, NULL, 0,
 		    EXT_PT, true);
@@ -1753,8 +1898,13 @@ static void synthetic(void)
 	synth_input("synth32be-addpt+shstrtab-end",
 		    &(struct synth){.msb = true}, craft_shstrtab_end, 0, NULL,
 		    true);
+}
 
-	/* Notes that are there. */
+/* A GNU note there already: filled, covered, kept; an 8-byte one. */
+static void synthetic_note_there(void)
+{
+	const int NOTE = -EBID_ENOTE;
+
 	synth_input(
 	    "synth64le-reserved",
 	    &(struct synth){
@@ -1818,8 +1968,13 @@ static void synthetic(void)
 				    .gnu_pt = true,
 				    .gnu_pt_align = 8},
 		    NULL, 0, "unchanged", false);
+}
 
-	/* Refusals. */
+/* Refusals, each with its documented code. */
+static void synthetic_refused(void)
+{
+	const int ROOM = -EBID_ENOROOM, NOTE = -EBID_ENOTE;
+
 	synth_input("synth64le-et-rel",
 		    &(struct synth){.is64 = true, .type = ET_REL}, NULL, NOTE,
 		    NULL, false);
@@ -1868,6 +2023,13 @@ static void synthetic(void)
 		    craft_pnxnum, ROOM, NULL, false);
 	synth_input("synth64le-addpt+noshdr", &(struct synth){.is64 = true},
 		    craft_noshdr, ROOM, NULL, false);
+}
+
+static void synthetic(void)
+{
+	synthetic_new_note();
+	synthetic_note_there();
+	synthetic_refused();
 }
 
 /* ---- real files --------------------------------------------------------- */
@@ -2178,6 +2340,214 @@ static uint64_t in_off(const struct ebid_plan *p, uint64_t off)
 }
 
 /*
+ * A good move-head output and what its tampers need to know of it: the
+ * note's patch, .interp's index, how far the run moved. move_head_tampered
+ * owns elf, plan and out.
+ */
+struct head_case {
+	const char *name;
+	const struct buf *in;
+	struct ebid_src src;
+	struct ebid_elf elf;
+	struct ebid_plan plan;
+	struct buf out;
+	unsigned char id[EBID_MAX_ID];
+	size_t interp;
+	uint64_t note_at, note_len, delta;
+};
+
+/* The note's patch, .interp and the distance the run moved. */
+static void head_case_find(struct head_case *c)
+{
+	size_t i;
+
+	c->delta = c->plan.head_to - c->plan.head_from;
+	for (i = 0; i < c->plan.npatches; i++)
+		if (strstr(c->plan.patches[i].what, ".note.gnu.build-id")) {
+			c->note_at = c->plan.patches[i].off;
+			c->note_len = c->plan.patches[i].len;
+		}
+	for (i = 1; i < c->elf.shnum; i++)
+		if (!strcmp(c->elf.shdrs[i].name_str, ".interp"))
+			c->interp = i;
+}
+
+/*
+ * Tampers 1 to 3: the run and the PT_LOAD that holds it. Every move-head
+ * output has them to tamper with.
+ */
+static bool head_tamper_run(const struct head_case *c, size_t k,
+			    struct buf *t)
+{
+	const struct ebid_plan *plan = &c->plan;
+	unsigned char *ph;
+	bool done = false;
+	uint64_t j;
+
+	switch (k) {
+	case 1:
+		for (j = plan->head_from + 56;
+		     !done && j < plan->head_from + plan->head_size; j++)
+			if (j < c->note_at || j >= c->note_at + c->note_len) {
+				t->p[j] = 0x5a;
+				done = true;
+			}
+		break;
+	case 2:
+		ph = t->p + c->elf.phoff +
+		     (plan->grown_load >= plan->new_pt ? plan->grown_load + 1
+						       : plan->grown_load) *
+			 56;
+		put_le(ph + 32, 8, get_le(ph + 32, 8) + 4);
+		put_le(ph + 40, 8, get_le(ph + 40, 8) + 4);
+		done = true;
+		break;
+	case 3:
+		t->p[plan->head_to + plan->head_size - 1] ^= 1;
+		done = true;
+		break;
+	}
+	return done;
+}
+
+/* Tampers 6 and 7: the bytes behind an inserted gap, and their PT_LOAD. */
+static bool head_tamper_gap(const struct head_case *c, size_t k,
+			    struct buf *t)
+{
+	const struct ebid_plan *plan = &c->plan;
+	unsigned char *ph;
+	bool done = false;
+	size_t i;
+
+	switch (k) {
+	case 6:
+		if (plan->ins_len) {
+			t->p[plan->ins_at + plan->ins_len + 16] ^= 0x40;
+			done = true;
+		}
+		break;
+	case 7:
+		for (i = 0; plan->ins_len && i < c->elf.phnum + 1; i++) {
+			ph = t->p + c->elf.phoff + i * 56;
+			if (get_le(ph, 4) == 1 /* PT_LOAD */ &&
+			    get_le(ph + 8, 8) >= plan->ins_at + plan->ins_len) {
+				put_le(ph + 8, 8,
+				       get_le(ph + 8, 8) - plan->ins_len);
+				done = true;
+				break;
+			}
+		}
+		break;
+	}
+	return done;
+}
+
+/*
+ * Tampers 0, 4, 5, 8 and 9: something left pointing at the run's old
+ * place (a symbol, PT_INTERP, .interp's sh_addr, a dynamic entry, a
+ * relocation). A file may have none of one kind.
+ */
+static bool head_tamper_pointer(const struct head_case *c, size_t k,
+				struct buf *t)
+{
+	const struct ebid_plan *plan = &c->plan;
+	const struct ebid_elf *elf = &c->elf;
+	uint64_t shoff = get_le(t->p + 0x28, 8);
+	unsigned char *ph;
+	bool done = false;
+	size_t i;
+
+	switch (k) {
+	case 0:
+		for (i = 0; i < plan->npatches; i++)
+			if (strstr(plan->patches[i].what, "symbol value")) {
+				memcpy(t->p + plan->patches[i].off,
+				       c->in->p + in_off(plan,
+							 plan->patches[i].off),
+				       plan->patches[i].len);
+				done = true;
+			}
+		break;
+	case 4:
+		for (i = 0; i < elf->phnum + 1; i++) {
+			ph = t->p + elf->phoff + i * 56;
+			if (get_le(ph, 4) == 3 /* PT_INTERP */) {
+				put_le(ph + 8, 8, get_le(ph + 8, 8) - c->delta);
+				done = true;
+			}
+		}
+		break;
+	case 5:
+		if (c->interp) {
+			unsigned char *sh = t->p + shoff + c->interp * 64;
+
+			put_le(sh + 16, 8, get_le(sh + 16, 8) - c->delta);
+			done = true;
+		}
+		break;
+	case 8:
+		for (i = 0; i < plan->npatches; i++)
+			if (strstr(plan->patches[i].what, "dynamic entry")) {
+				memcpy(t->p + plan->patches[i].off,
+				       c->in->p + in_off(plan,
+							 plan->patches[i].off),
+				       plan->patches[i].len);
+				done = true;
+			}
+		break;
+	case 9:
+		done = point_relative_at(
+		    t, elf->phdrs[plan->grown_load].vaddr + plan->head_from +
+			   plan->head_size - 1);
+		break;
+	}
+	return done;
+}
+
+/* Tamper k (move_head_tampered's how[k]) applied to t: false if none. */
+static bool head_tamper(const struct head_case *c, size_t k, struct buf *t)
+{
+	switch (k) {
+	case 1:
+	case 2:
+	case 3:
+		return head_tamper_run(c, k, t);
+	case 6:
+	case 7:
+		return head_tamper_gap(c, k, t);
+	default:
+		return head_tamper_pointer(c, k, t);
+	}
+}
+
+/* The self-check refuses t, the output with tamper k (how). */
+static void head_refused(const struct head_case *c, size_t k,
+			 const struct buf *t, const char *how)
+{
+	struct ebid_src ts = {.fd = -1, .mem = t->p, .size = t->len};
+	struct ebid_elf te;
+	char err[EBID_ERRLEN];
+	int ret;
+
+	ret = ebid_elf_read(&te, &ts, err, sizeof(err));
+	if (ret == 0 && ebid_elf_read_note_syms(&te, &ts, err, sizeof(err)))
+		ret = -1;
+	if (ret == 0) {
+		ret = ebid_check_result(&c->elf, &te, &c->plan, c->id, err,
+					sizeof(err));
+		if (!ret)
+			ret = ebid_check_moved_bytes(&c->elf, &c->plan, &c->src,
+						     &ts, c->id, err,
+						     sizeof(err));
+		ebid_elf_release(&te);
+	}
+	ok(ret != 0 && (k != 9 || strstr(err, "a relocation points")),
+	   "%s: the self-check refuses an output with %s", c->name, how);
+	if (ret)
+		printf("# %s\n", err);
+}
+
+/*
  * The self-check (ebid_check_result, then ebid_check_moved_bytes) refuses
  * a move-head output that breaks one of its rules: each tampered copy of
  * a good output.
@@ -2196,118 +2566,21 @@ static void move_head_tampered(const char *name, const struct buf *in)
 	    "a moved table's dynamic entry left at the old address",
 	    "a relocation pointing at the run's old place",
 	};
-	struct ebid_src src = {.fd = -1, .mem = in->p, .size = in->len};
-	struct ebid_elf elf;
-	struct ebid_plan plan;
-	struct buf out = {0};
-	unsigned char id[EBID_MAX_ID];
-	char err[EBID_ERRLEN];
-	size_t k, i, interp = 0;
-	uint64_t note_at = 0, note_len = 0, delta;
+	struct head_case c = {
+	    .name = name,
+	    .in = in,
+	    .src = {.fd = -1, .mem = in->p, .size = in->len},
+	};
+	size_t k;
 
-	if (!tamper_base(name, in, EBID_ACT_MOVE_HEAD, "move-head", &elf, &plan, &out, id))
+	if (!tamper_base(name, in, EBID_ACT_MOVE_HEAD, "move-head", &c.elf,
+			 &c.plan, &c.out, c.id))
 		return;
-	delta = plan.head_to - plan.head_from;
-	for (i = 0; i < plan.npatches; i++)
-		if (strstr(plan.patches[i].what, ".note.gnu.build-id")) {
-			note_at = plan.patches[i].off;
-			note_len = plan.patches[i].len;
-		}
-	for (i = 1; i < elf.shnum; i++)
-		if (!strcmp(elf.shdrs[i].name_str, ".interp"))
-			interp = i;
+	head_case_find(&c);
 	for (k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
-		struct buf t = buf_dup(&out);
-		struct ebid_src ts = {.fd = -1, .mem = t.p, .size = t.len};
-		struct ebid_elf te;
-		uint64_t shoff = get_le(t.p + 0x28, 8), j;
-		unsigned char *ph;
-		bool done = false;
-		int ret;
+		struct buf t = buf_dup(&c.out);
+		bool done = head_tamper(&c, k, &t);
 
-		switch (k) {
-		case 0:
-			for (i = 0; i < plan.npatches; i++)
-				if (strstr(plan.patches[i].what, "symbol value")) {
-					memcpy(t.p + plan.patches[i].off,
-					       in->p + in_off(&plan,
-							      plan.patches[i].off),
-					       plan.patches[i].len);
-					done = true;
-				}
-			break;
-		case 1:
-			for (j = plan.head_from + 56;
-			     !done && j < plan.head_from + plan.head_size; j++)
-				if (j < note_at || j >= note_at + note_len) {
-					t.p[j] = 0x5a;
-					done = true;
-				}
-			break;
-		case 2:
-			ph = t.p + elf.phoff +
-			     (plan.grown_load >= plan.new_pt ? plan.grown_load + 1
-							     : plan.grown_load) *
-				 56;
-			put_le(ph + 32, 8, get_le(ph + 32, 8) + 4);
-			put_le(ph + 40, 8, get_le(ph + 40, 8) + 4);
-			done = true;
-			break;
-		case 3:
-			t.p[plan.head_to + plan.head_size - 1] ^= 1;
-			done = true;
-			break;
-		case 4:
-			for (i = 0; i < elf.phnum + 1; i++) {
-				ph = t.p + elf.phoff + i * 56;
-				if (get_le(ph, 4) == 3 /* PT_INTERP */) {
-					put_le(ph + 8, 8, get_le(ph + 8, 8) - delta);
-					done = true;
-				}
-			}
-			break;
-		case 5:
-			if (interp) {
-				unsigned char *sh = t.p + shoff + interp * 64;
-
-				put_le(sh + 16, 8, get_le(sh + 16, 8) - delta);
-				done = true;
-			}
-			break;
-		case 6:
-			if (plan.ins_len) {
-				t.p[plan.ins_at + plan.ins_len + 16] ^= 0x40;
-				done = true;
-			}
-			break;
-		case 7:
-			for (i = 0; plan.ins_len && i < elf.phnum + 1; i++) {
-				ph = t.p + elf.phoff + i * 56;
-				if (get_le(ph, 4) == 1 /* PT_LOAD */ &&
-				    get_le(ph + 8, 8) >= plan.ins_at + plan.ins_len) {
-					put_le(ph + 8, 8,
-					       get_le(ph + 8, 8) - plan.ins_len);
-					done = true;
-					break;
-				}
-			}
-			break;
-		case 8:
-			for (i = 0; i < plan.npatches; i++)
-				if (strstr(plan.patches[i].what, "dynamic entry")) {
-					memcpy(t.p + plan.patches[i].off,
-					       in->p + in_off(&plan,
-							      plan.patches[i].off),
-					       plan.patches[i].len);
-					done = true;
-				}
-			break;
-		case 9:
-			done = point_relative_at(
-			    &t, elf.phdrs[plan.grown_load].vaddr +
-				    plan.head_from + plan.head_size - 1);
-			break;
-		}
 		if (!done && k != 1 && k != 2 && k != 3) {
 			printf("# %s: nothing to tamper with for %s\n", name,
 			       how[k]);
@@ -2320,29 +2593,12 @@ static void move_head_tampered(const char *name, const struct buf *in)
 			buf_free(&t);
 			continue;
 		}
-		ret = ebid_elf_read(&te, &ts, err, sizeof(err));
-		if (ret == 0 &&
-		    ebid_elf_read_note_syms(&te, &ts, err, sizeof(err)))
-			ret = -1;
-		if (ret == 0) {
-			ret = ebid_check_result(&elf, &te, &plan, id, err,
-						sizeof(err));
-			if (!ret)
-				ret = ebid_check_moved_bytes(&elf, &plan, &src,
-							     &ts, id, err,
-							     sizeof(err));
-			ebid_elf_release(&te);
-		}
-		ok(ret != 0 && (k != 9 || strstr(err, "a relocation points")),
-		   "%s: the self-check refuses an output with %s", name,
-		   how[k]);
-		if (ret)
-			printf("# %s\n", err);
+		head_refused(&c, k, &t, how[k]);
 		buf_free(&t);
 	}
-	buf_free(&out);
-	ebid_plan_release(&plan);
-	ebid_elf_release(&elf);
+	buf_free(&c.out);
+	ebid_plan_release(&c.plan);
+	ebid_elf_release(&c.elf);
 }
 
 /* The self-check of out (a new-load output of in): 0, or why not in err. */
@@ -2684,131 +2940,146 @@ static void by_address(const char *name, const struct buf *in)
 	}
 }
 
+/*
+ * The matrix shapes planned here (make matrix builds them): the refusal
+ * expected or 0, the plan's words when pinned, and whether every request
+ * and the chains run over it (all).
+ */
+struct matrix_shape {
+	const char *name;
+	int want;
+	const char *words;
+	bool all;
+};
+
+static const struct matrix_shape MATRIX_SHAPES[] = {
+    {"c-gcc-bfd-pie-nobuildid", 0,
+     "add-note,fill,add-section-name,move-note", true},
+    {"c-gcc-bfd-static-nobuildid", 0,
+     "add-note,fill,add-section-name,move-note", true},
+    {"c-clang-gold-nopie-nobuildid", 0,
+     "add-note,fill,add-section-name,move-note", false},
+    {"trail-c-gcc-bfd-pie-nobuildid", 0,
+     "add-note,fill,move-section-headers,add-section-name,move-note",
+     false},
+    {"c-gcc-lld-pie-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     true},
+    {"c-clang-mold-nopie-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     false},
+    {"c-gcc-mold-shlib-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     false},
+    {"go-amd64-cgo-external-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,move-head", false},
+    {"go-amd64-linkext-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,move-head", false},
+    {"c-gcc-lld-static-nobuildid", -EBID_ENOROOM, NULL, false},
+    {"c-gcc-bfd-shlib-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,move-head", true},
+    {"c-gcc-lld-shlib-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     false},
+    {"go-amd64-cshared-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,move-head", false},
+    {"c-gcc-bfd-pie-bzero", 0, "fill", true},
+    {"c-clang-lld-pie-bzero", 0, "fill", false},
+    {"c-gcc-lld-shlib-buildid", 0, "unchanged", false},
+    {"go-mips", 0,
+     "add-note,fill,add-pt-note,move-section-headers,add-section-name",
+     true},
+    {"go-s390x-bzero", 0, "fill,extend-pt-note", true},
+    {"go-arm64-pie", 0, NULL, false},
+    {"go-ppc64-bid", 0, "extend-pt-note", false},
+    {"go-amd64-cgo-internal", 0, NULL, false},
+    {"go-amd64-cshared-bzero", 0, "fill", false},
+    {"shstrend-go-mipsle", 0, NULL, true},
+    {"xnum-go-ppc64", 0, NULL, false},
+    {"many-gcc-lld-pie-buildid", 0, "unchanged", false},
+    {"many-gcc-gold-shlib-nobuildid", -EBID_ENOROOM, NULL, false},
+    /*
+     * Real-size: the first PT_LOAD runs past the first page, so the
+     * freed bytes take the program header and the note (.dynsym
+     * moves); a .dynsym of 400 symbols does not fit in the page: it
+     * goes to a new PT_LOAD at the end (new-load).
+     */
+    {"real-gcc-lld-pielibc-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     true},
+    {"real-clang-lld-pielibc-nobuildid", 0,
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
+     false},
+    /*
+     * move-head would grow the first PT_LOAD (0xdcf8 bytes) to
+     * 0xe820, into the page 0xe000 where the next PT_LOAD starts
+     * (0xed00): the loaders' page rule (issue 28) refuses that, and
+     * new-load takes the run.
+     */
+    {"real-gcc-mold-shlib-nobuildid", 0,
+     "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load",
+     false},
+    {"real-gcc-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", true},
+    {"real-gcc-lld-nopie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+    {"real-clang-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+    {"real-gcc-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+    {"real-clang-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+    {"real-gcc-gold-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+};
+
+/*
+ * A shape a move places the note in: --no-move is refused, as before
+ * move-note, and the move's own tampered and refused outputs.
+ */
+static void matrix_moves(const struct matrix_shape *sh, const struct buf *b)
+{
+	if (sh->words && strstr(sh->words, "move-note")) {
+		struct req nm = REQ("inject --no-move", EBID_MODE_INJECT,
+				    .no_move = true);
+
+		run_case(sh->name, b, &nm, -EBID_ENOROOM, NULL, NULL);
+		move_note_tampered(sh->name, b);
+		move_note_refused(sh->name, b);
+	}
+	if (sh->words && strstr(sh->words, "move-head")) {
+		struct req nm = REQ("inject --no-move", EBID_MODE_INJECT,
+				    .no_move = true);
+
+		run_case(sh->name, b, &nm, -EBID_ENOROOM, NULL, NULL);
+		move_head_tampered(sh->name, b);
+	}
+	if (sh->words && strstr(sh->words, "new-load")) {
+		struct req nm = REQ("inject --no-move", EBID_MODE_INJECT,
+				    .no_move = true);
+
+		run_case(sh->name, b, &nm, -EBID_ENOROOM, NULL, NULL);
+		new_load_tampered(sh->name, b);
+		new_load_refused(
+		    sh->name, b,
+		    !strcmp(sh->name, "real-gcc-mold-shlib-nobuildid"));
+	}
+}
+
 /* A few matrix shapes, when make matrix has built them. */
 static void matrix(const char *dir)
 {
-	static const struct {
-		const char *name;
-		int want;
-		const char *words;
-		bool all;
-	} s[] = {
-	    {"c-gcc-bfd-pie-nobuildid", 0,
-	     "add-note,fill,add-section-name,move-note", true},
-	    {"c-gcc-bfd-static-nobuildid", 0,
-	     "add-note,fill,add-section-name,move-note", true},
-	    {"c-clang-gold-nopie-nobuildid", 0,
-	     "add-note,fill,add-section-name,move-note", false},
-	    {"trail-c-gcc-bfd-pie-nobuildid", 0,
-	     "add-note,fill,move-section-headers,add-section-name,move-note",
-	     false},
-	    {"c-gcc-lld-pie-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     true},
-	    {"c-clang-mold-nopie-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     false},
-	    {"c-gcc-mold-shlib-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     false},
-	    {"go-amd64-cgo-external-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
-	    {"go-amd64-linkext-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
-	    {"c-gcc-lld-static-nobuildid", -EBID_ENOROOM, NULL, false},
-	    {"c-gcc-bfd-shlib-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,move-head", true},
-	    {"c-gcc-lld-shlib-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     false},
-	    {"go-amd64-cshared-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,move-head", false},
-	    {"c-gcc-bfd-pie-bzero", 0, "fill", true},
-	    {"c-clang-lld-pie-bzero", 0, "fill", false},
-	    {"c-gcc-lld-shlib-buildid", 0, "unchanged", false},
-	    {"go-mips", 0,
-	     "add-note,fill,add-pt-note,move-section-headers,add-section-name",
-	     true},
-	    {"go-s390x-bzero", 0, "fill,extend-pt-note", true},
-	    {"go-arm64-pie", 0, NULL, false},
-	    {"go-ppc64-bid", 0, "extend-pt-note", false},
-	    {"go-amd64-cgo-internal", 0, NULL, false},
-	    {"go-amd64-cshared-bzero", 0, "fill", false},
-	    {"shstrend-go-mipsle", 0, NULL, true},
-	    {"xnum-go-ppc64", 0, NULL, false},
-	    {"many-gcc-lld-pie-buildid", 0, "unchanged", false},
-	    {"many-gcc-gold-shlib-nobuildid", -EBID_ENOROOM, NULL, false},
-	    /*
-	     * Real-size: the first PT_LOAD runs past the first page, so the
-	     * freed bytes take the program header and the note (.dynsym
-	     * moves); a .dynsym of 400 symbols does not fit in the page: it
-	     * goes to a new PT_LOAD at the end (new-load).
-	     */
-	    {"real-gcc-lld-pielibc-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     true},
-	    {"real-clang-lld-pielibc-nobuildid", 0,
-	     "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
-	     false},
-	    /*
-	     * move-head would grow the first PT_LOAD (0xdcf8 bytes) to
-	     * 0xe820, into the page 0xe000 where the next PT_LOAD starts
-	     * (0xed00): the loaders' page rule (issue 28) refuses that, and
-	     * new-load takes the run.
-	     */
-	    {"real-gcc-mold-shlib-nobuildid", 0,
-	     "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load",
-	     false},
-	    {"real-gcc-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", true},
-	    {"real-gcc-lld-nopie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	    {"real-clang-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	    {"real-gcc-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	    {"real-clang-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	    {"real-gcc-gold-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-	};
 	char path[4096];
 	size_t i;
 
-	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+	for (i = 0; i < sizeof(MATRIX_SHAPES) / sizeof(MATRIX_SHAPES[0]); i++) {
+		const struct matrix_shape *sh = &MATRIX_SHAPES[i];
 		struct buf b;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, s[i].name);
+		snprintf(path, sizeof(path), "%s/%s", dir, sh->name);
 		if (!input(path, "make matrix builds it", &b))
 			continue;
 		printf("# %s: %zu bytes\n", path, b.len);
-		input_cases(s[i].name, &b, s[i].want, s[i].words, s[i].all);
+		input_cases(sh->name, &b, sh->want, sh->words, sh->all);
 		g_via_fd = false;
-		/* --no-move: refused, as before move-note. */
-		if (s[i].words && strstr(s[i].words, "move-note")) {
-			struct req nm = REQ("inject --no-move",
-					    EBID_MODE_INJECT, .no_move = true);
-
-			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
-				 NULL);
-			move_note_tampered(s[i].name, &b);
-			move_note_refused(s[i].name, &b);
-		}
-		if (s[i].words && strstr(s[i].words, "move-head")) {
-			struct req nm = REQ("inject --no-move",
-					    EBID_MODE_INJECT, .no_move = true);
-
-			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
-				 NULL);
-			move_head_tampered(s[i].name, &b);
-		}
-		if (s[i].words && strstr(s[i].words, "new-load")) {
-			struct req nm = REQ("inject --no-move",
-					    EBID_MODE_INJECT, .no_move = true);
-
-			run_case(s[i].name, &b, &nm, -EBID_ENOROOM, NULL,
-				 NULL);
-			new_load_tampered(s[i].name, &b);
-			new_load_refused(s[i].name, &b,
-					 !strcmp(s[i].name, "real-gcc-mold-shlib-nobuildid"));
-		}
+		matrix_moves(sh, &b);
 		/* A mold file move-head takes: its PT_GNU_RELRO is tampered. */
-		if (!strcmp(s[i].name, "c-gcc-mold-shlib-nobuildid"))
-			by_address(s[i].name, &b);
+		if (!strcmp(sh->name, "c-gcc-mold-shlib-nobuildid"))
+			by_address(sh->name, &b);
 		buf_free(&b);
 	}
 }
