@@ -6,7 +6,9 @@
 # read). It must flag each bad example in tests/lint/ with its pattern and
 # only there, pass the good one, and find nothing in tests/*.sh. And
 # tests/lint/layers.py: no file in src/ includes a header of a folder
-# that docs/hacking.md's table of layers does not allow it.
+# that docs/hacking.md's table of layers does not allow it; and
+# tests/lint/sizes.py: no .c file in src/ over 900 lines, no function in
+# src/ over 80, none of the tests' or helpers' over 120.
 . "$(dirname "$0")/lib.sh"
 
 lint=$TOP/tests/lint/checks-can-fail.py
@@ -43,6 +45,32 @@ t_end
 
 t_begin "layers.py finds nothing in src/, by the table in docs/hacking.md"
 expect_exit 0 python3 "$layers" "$TOP"
+expect_eq "findings" "$out" ""
+t_end
+
+# The sizes the house agreed on (docs/hacking.md, "Sizes").
+sizes=$TOP/tests/lint/sizes.py
+t_begin "sizes.py flags a .c file over 900 lines, a src/ function over 80 and a helper's over 120"
+mkdir -p "$SCRATCH/big/src/elf" "$SCRATCH/big/scripts"
+{
+	printf 'int long_one(void)\n{\n'
+	for i in $(seq 81); do printf '\t(void)%d;\n' "$i"; done
+	printf '}\n'
+	for i in $(seq 820); do printf '/* filler %d */\n' "$i"; done
+} >"$SCRATCH/big/src/elf/big.c"
+{
+	printf '#!/usr/bin/env python3\ndef long_helper():\n'
+	for i in $(seq 121); do printf '    x = %d\n' "$i"; done
+} >"$SCRATCH/big/scripts/helper"
+expect_exit 1 python3 "$sizes" "$SCRATCH/big"
+expect_match "the file" "$out" '^src/elf/big\.c:1: 9[0-9][0-9] lines \(at most 900\)'
+expect_match "the C function" "$out" '^src/elf/big\.c:1: function long_one: 84 lines \(at most 80\)'
+expect_match "the helper's function" "$out" '^scripts/helper:2: function long_helper: 122 lines \(at most 120\)'
+expect_eq "findings" "$(wc -l <<<"$out")" 3
+t_end
+
+t_begin "sizes.py finds nothing in src/, tests/ and scripts/"
+expect_exit 0 python3 "$sizes" "$TOP"
 expect_eq "findings" "$out" ""
 t_end
 
