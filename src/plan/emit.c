@@ -43,6 +43,10 @@ static int emit_section_names(struct planner *p)
 		ret = planner_append(p, p->shstrtab, p->shstrtab_len, 1,
 				 &p->shstrtab_off);
 		break;
+	case PLACE_IN_PAGE:
+		ret = planner_patch(p, p->shstrtab_off, p->shstrtab,
+				p->shstrtab_len, ".shstrtab (moved)");
+		break;
 	case PLACE_KEEP:
 	default:
 		/* Grown in place: into slack, or at the end of the file. */
