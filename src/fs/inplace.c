@@ -62,9 +62,30 @@ static int remove_journal(const struct ebid_at *at, const char *jp,
 	return 0;
 }
 
-/* Undoes a run from its journal; truncate also drops what it appended. */
+/*
+ * Undoes a run from its journal. drop: what it appended that goes too:
+ * RECOVER_ALL back to the journal's original size (an interrupted run),
+ * 0 nothing, N the last N bytes of the file (this run's own append, which
+ * it made at the end of the file as it was then: what another writer
+ * appended before it stays).
+ */
+#define RECOVER_ALL (-1)
+
+/* The file's size back as recover() says (drop), from size as read. */
+static int restore_size(int fd, uint64_t size, int64_t drop)
+{
+	struct stat now;
+
+	if (!drop)
+		return 0;
+	if (drop > 0 && fstat(fd, &now) == 0 &&
+	    (uint64_t)now.st_size >= (uint64_t)drop)
+		size = (uint64_t)now.st_size - (uint64_t)drop;
+	return ftruncate(fd, (off_t)size);
+}
+
 static int recover(const struct ebid_at *at, int fd, const struct stat *st,
-		   bool truncate, char *err, size_t errlen)
+		   int64_t drop, char *err, size_t errlen)
 {
 	char *jp = journal_name(at);
 	unsigned char hdr[40], *buf = NULL;
@@ -127,7 +148,7 @@ static int recover(const struct ebid_at *at, int fd, const struct stat *st,
 		}
 		pos += 16 + len;
 	}
-	if ((truncate && ftruncate(fd, (off_t)size) != 0) || fsync(fd) != 0) {
+	if (restore_size(fd, size, drop) != 0 || fsync(fd) != 0) {
 		ret = ebid_err(err, errlen, -errno,
 			       "cannot restore from journal '%s': %s", jp,
 			       strerror(errno));
@@ -161,7 +182,7 @@ bool ebid_inplace_pending(const struct ebid_at *at)
 int ebid_inplace_recover(const struct ebid_at *at, int fd,
 			 const struct stat *st, char *err, size_t errlen)
 {
-	return recover(at, fd, st, true, err, errlen);
+	return recover(at, fd, st, RECOVER_ALL, err, errlen);
 }
 
 /* Another process changed the file since st was taken. */
@@ -249,10 +270,44 @@ static int write_journal(const struct ebid_at *at, const char *jp, int fd,
 	return 0;
 }
 
-/* The planned bytes and the id into the file itself, then fsync. */
+/*
+ * The appended bytes, written at the end of the file as it is now
+ * (O_APPEND), not at the size we read: a byte another process appended
+ * meanwhile then stays before ours, and the size after tells. *done: how
+ * many of ours are in the file.
+ */
+static int append_at_end(int fd, const unsigned char *buf, size_t len,
+			 uint64_t *done)
+{
+	int fl = fcntl(fd, F_GETFL), ret = 0;
+	ssize_t n;
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_APPEND) != 0)
+		return -errno;
+	while (*done < len) {
+		n = write(fd, buf + *done, len - *done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		*done += (uint64_t)n;
+	}
+	/* pwrite() on an O_APPEND descriptor would append too (Linux). */
+	if (fcntl(fd, F_SETFL, fl) != 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * The planned bytes and the id into the file itself, then fsync;
+ * *appended: how many appended bytes are in the file.
+ */
 static int patch_file(int fd, const struct stat *st,
 		      const struct ebid_plan *plan, const unsigned char *id,
-		      bool preserve_times, char *err, size_t errlen)
+		      bool preserve_times, uint64_t *appended, char *err,
+		      size_t errlen)
 {
 	size_t i;
 	int ret = 0;
@@ -262,8 +317,8 @@ static int patch_file(int fd, const struct stat *st,
 				       plan->patches[i].len,
 				       plan->patches[i].off);
 	if (!ret && plan->append_len)
-		ret = ebid_pwrite_full(fd, plan->append, plan->append_len,
-				       plan->in_size);
+		ret = append_at_end(fd, plan->append, plan->append_len,
+				    appended);
 	if (!ret && plan->fill)
 		ret = ebid_pwrite_full(fd, id, plan->id_len, plan->id_off);
 	if (!ret && preserve_times) {
@@ -302,6 +357,7 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 	char *jp = journal_name(at);
 	int jfd = -1, ret;
 	bool have_journal = false, touched = false;
+	uint64_t appended = 0;
 
 	if (!jp)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
@@ -322,7 +378,8 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 		goto out;
 	/* From here on the journal can undo every byte we write. */
 	touched = true;
-	ret = patch_file(fd, st, plan, id, preserve_times, err, errlen);
+	ret = patch_file(fd, st, plan, id, preserve_times, &appended, err,
+			 errlen);
 	/*
 	 * Our own writes changed the times, so only the size can still tell
 	 * a writer that appended meanwhile (see docs/build-id.md, --in-place).
@@ -349,7 +406,7 @@ out:
 		 * Put the original bytes back; keep the journal if we cannot.
 		 * Drop only what we appended, not what another writer did.
 		 */
-		if (recover(at, fd, st, plan->append_len > 0, why,
+		if (recover(at, fd, st, (int64_t)appended, why,
 			    sizeof(why)) < 0)
 			ebid_err(err, errlen, ret,
 				 "in-place write failed and undo failed (%s); journal kept",
