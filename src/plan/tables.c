@@ -61,6 +61,7 @@ int planner_place_name(struct planner *p)
 	size_t nlen = sizeof(name); /* with its NUL */
 	uint64_t end = st->offset + st->size;
 	const char *hit;
+	int64_t off;
 
 	hit = memmem(elf->shstrtab, elf->shstrtab_size, name, nlen);
 	if (hit) {
@@ -100,28 +101,13 @@ int planner_place_name(struct planner *p)
 		p->plan->out_size = end + nlen;
 		return 0;
 	}
-	/*
-	 * Relocate to the end of the file, behind every section, as linkers
-	 * place it: a copy in the first page's free bytes would lie inside a
-	 * loaded segment's file range without being its section, and
-	 * llvm-objcopy, which lays out sections no segment holds after the
-	 * segments in file order, would then push empty sections of that
-	 * segment out of it (docs/rewriters.md). But where data follows
-	 * everything the headers describe (an appended payload, a sparse
-	 * tail), the file's end is that data's: the first page's free bytes
-	 * then, if they take it.
-	 */
-	if (planner_described_end(p) < elf->file_size) {
-		int64_t off = planner_alloc(p, p->shstrtab_len, 1, false,
-					    false);
-
-		if (off >= 0) {
-			p->shstrtab_place = PLACE_IN_PAGE;
-			p->shstrtab_off = (uint64_t)off;
-			planner_mark(p, p->shstrtab_off, p->shstrtab_len,
-				     B_CLAIMED);
-			return 0;
-		}
+	/* Relocate: first into the first page's gap, else to the end. */
+	off = planner_alloc(p, p->shstrtab_len, 1, false, false);
+	if (off >= 0) {
+		p->shstrtab_place = PLACE_IN_PAGE;
+		p->shstrtab_off = (uint64_t)off;
+		planner_mark(p, p->shstrtab_off, p->shstrtab_len, B_CLAIMED);
+		return 0;
 	}
 	p->shstrtab_place = PLACE_APPEND; /* see emit_section_names() */
 	return 0;
