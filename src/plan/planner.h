@@ -192,7 +192,7 @@ const struct ebid_symref *refs_sym_at(const struct planner *p, uint64_t off);
 
 /*
  * What move-head (and new-load) found and does. The run after the
- * program headers and its rules are move_head.c's (head_find()).
+ * program headers and its rules are run.c's (head_find()), shared.
  */
 struct head_move {
 	struct ebid_phdr *load;         /* the first PT_LOAD */
