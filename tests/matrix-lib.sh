@@ -8,6 +8,7 @@
 #                       built, judged by scripts/compat-matrix, one TAP
 #                       line per shape; the results in $tsv
 #   check_rows ...      a check over some of those results (below)
+#   go_shape_checks     the checks t0310 and t0311 share (below)
 # shellcheck shell=bash
 
 tsv=
@@ -104,4 +105,28 @@ check_rows() {
 	done < <(awk -F'\t' "$filter { print \$1 \"\t\" \$7 \"\t\" \$10 }" "$tsv")
 	[ "$n" -gt 0 ] || [ "$may_be_empty" = 1 ] || t_fail "no shape is $what"
 	echo "# $what: $n shapes"
+}
+
+# go_shape_checks: the blocks every Go group's script ends with, over the
+# results of its matrix_run (t0310 Go 1.19's shapes, t0311 today's Go's):
+# big-endian and 32-bit files pass every independent check, foreign ones
+# still run under qemu-user, native ones' ids reach the real kernel, and a
+# second inject changes nothing.
+go_shape_checks() {
+	t_begin "big-endian and 32-bit shapes pass the independent id, section and kernel checks"
+	check_rows "big-endian or 32-bit" '$6 == "big" || $5 == "ELF32"' printed action id section kernel planned
+	t_end
+
+	t_begin "foreign binaries still run under qemu-user with identical output"
+	check_rows "run under qemu-user" '$4 ~ /^qemu-/' runs
+	t_end
+
+	t_begin "native binaries: the real kernel (perf record --buildid-mmap MMAP2) sees the id"
+	check_rows "native" '$4 == "native" && $7 != "refused"' kernel
+	perf_record_works || t_skip_if "$perf_record_why (only tests/ebid.py kernel ran)"
+	t_end
+
+	t_begin "a second inject leaves every result alone (same bytes, inode, mtime)"
+	check_rows "handled" '$7 != "refused"' again
+	t_end
 }

@@ -20,21 +20,6 @@ t_begin "the placeholder shapes: go tool buildid prints the placeholder, one GNU
 check_rows "placeholder" '$1 ~ /placeholder/' placeholder constant action id
 t_end
 
-t_begin "big-endian and 32-bit shapes pass the independent id, section and kernel checks"
-check_rows "big-endian or 32-bit" '$6 == "big" || $5 == "ELF32"' printed action id section kernel planned
-t_end
-
-t_begin "foreign binaries still run under qemu-user with identical output"
-check_rows "run under qemu-user" '$4 ~ /^qemu-/' runs
-t_end
-
-t_begin "native binaries: the real kernel (perf record --buildid-mmap MMAP2) sees the id"
-check_rows "native" '$4 == "native" && $7 != "refused"' kernel
-perf_record_works || t_skip_if "$perf_record_why (only tests/ebid.py kernel ran)"
-t_end
-
-t_begin "a second inject leaves every result alone (same bytes, inode, mtime)"
-check_rows "handled" '$7 != "refused"' again
-t_end
+go_shape_checks
 
 t_done
