@@ -127,10 +127,6 @@ static const check_fn head_move_checks[] = {
 /* EBID_ACT_MOVE_HEAD's output: the run's headers, then the table. */
 int check_move_head(const struct check *c, char *err, size_t errlen)
 {
-	struct check m = *c;
-	int ret = head_move_headers(&m, err, errlen);
-
-	return ret ? ret
-		   : check_run(head_move_checks, ARRAY_SIZE(head_move_checks), &m,
-				     err, errlen);
+	return check_steps(c, head_move_headers, head_move_checks, ARRAY_SIZE(head_move_checks), err,
+			   errlen);
 }

@@ -171,10 +171,6 @@ static const check_fn note_move_checks[] = {
 /* EBID_ACT_MOVE_NOTE's output: the moved note's headers, then the table. */
 int check_move_note(const struct check *c, char *err, size_t errlen)
 {
-	struct check m = *c;
-	int ret = note_move_headers(&m, err, errlen);
-
-	return ret ? ret
-		   : check_run(note_move_checks, ARRAY_SIZE(note_move_checks), &m,
-				     err, errlen);
+	return check_steps(c, note_move_headers, note_move_checks, ARRAY_SIZE(note_move_checks), err,
+			   errlen);
 }

@@ -122,10 +122,6 @@ static const check_fn new_load_checks[] = {
 /* EBID_ACT_NEW_LOAD's output: the new PT_LOAD's headers, then the table. */
 int check_new_load(const struct check *c, char *err, size_t errlen)
 {
-	struct check m = *c;
-	int ret = new_load_headers(&m, err, errlen);
-
-	return ret ? ret
-		   : check_run(new_load_checks, ARRAY_SIZE(new_load_checks), &m,
-				     err, errlen);
+	return check_steps(c, new_load_headers, new_load_checks, ARRAY_SIZE(new_load_checks), err,
+			   errlen);
 }

@@ -54,6 +54,13 @@ typedef int (*check_fn)(const struct check *c, char *err, size_t errlen);
 /* selfcheck_common.c: what the moving strategies' checks share. */
 int check_run(const check_fn *fns, size_t n, const struct check *c,
 	      char *err, size_t errlen);
+/*
+ * A strategy's checks: first, its step that finds the headers it moved
+ * (it fills a copy of c's move fields), then its table.
+ */
+typedef int (*check_step)(struct check *c, char *err, size_t errlen);
+int check_steps(const struct check *c, check_step first, const check_fn *fns,
+		size_t n, char *err, size_t errlen);
 /* The same header, field by field (moved_ok: but offset and size). */
 bool check_same_shdr(const struct ebid_shdr *a, const struct ebid_shdr *b,
 		     bool moved_ok);

@@ -23,6 +23,15 @@ int check_run(const check_fn *fns, size_t n, const struct check *c,
 	return ret;
 }
 
+int check_steps(const struct check *c, check_step first, const check_fn *fns,
+		size_t n, char *err, size_t errlen)
+{
+	struct check m = *c;
+	int ret = first(&m, err, errlen);
+
+	return ret ? ret : check_run(fns, n, &m, err, errlen);
+}
+
 /*
  * How far the plan moved the sections it moved (ebid_plan_moved()) in
  * the file, and in memory (the same but for new-load's).
