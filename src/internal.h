@@ -26,6 +26,8 @@
 #define EBID_NOTE_SYMS_MAX 64
 #define EBID_DYN_MAX 512
 #define EBID_PAD_MAX (64u << 10)
+/* The most bytes of symbol tables read to renumber sections (itabs.c). */
+#define EBID_ITABS_MAX (256u << 20)
 /* Sections starting in the first page that move-head looks at, at most. */
 #define EBID_HEAD_CAND_MAX 256
 

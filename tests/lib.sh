@@ -258,9 +258,45 @@ expect_one_error_line() { # FILE
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
-# eu-elflint --gnu-ld's report on FILE, with FILE's name taken out.
+# eu-elflint --gnu-ld's report on FILE, with FILE's name taken out, and
+# the number of a section that elflint names beside it too: inject puts
+# the section headers in file order, so a section's number may change
+# (plan/order.c), its name does not.
 elflint_of() { # FILE
-	eu-elflint --gnu-ld "$1" 2>&1 | sed "s|$(re_quote "$1")|FILE|g"
+	eu-elflint --gnu-ld "$1" 2>&1 | sed "s|$(re_quote "$1")|FILE|g" |
+		sed -E "s/section \[ *[0-9]+\] '/section [N] '/g"
+}
+
+# readelf's symbol listing (FLAGS: --dyn-syms, --syms or "-D -s") of FILE,
+# each section index (Ndx) replaced by the name of that section in
+# NAMES-FROM (default FILE: a copy without section headers needs the file
+# it was made from): the same symbols before and after a renumbering of
+# the sections.
+syms_by_name() { # FLAGS FILE [NAMES-FROM]
+	local names
+	names=$(readelf -SW "${3:-$2}" 2>/dev/null |
+		sed -n 's/^ *\[ *\([0-9]*\)\] \([^ ]*\) .*/\1 \2/p')
+	# shellcheck disable=SC2086 # FLAGS is one or two words
+	readelf $1 -W "$2" 2>&1 | awk -v names="$names" '
+		BEGIN { n = split(names, l, "\n")
+			for (i = 1; i <= n; i++) { split(l[i], f, " "); m[f[1]] = f[2] } }
+		/^ *[0-9]+:/ && $7 ~ /^[0-9]+$/ { $7 = m[$7] }
+		{ print }'
+}
+
+# The section headers of FILE out of the linkers' order (allocated
+# sections first, then the others, each by file offset; a SHT_NOBITS
+# section's offset is not compared): one line per header that breaks it.
+shdrs_out_of_order() { # FILE
+	readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] //p' | awk '
+		$1 == "NULL" { next }
+		function below(a, b) { sub(/^0+/, "", a); sub(/^0+/, "", b)
+			return length(a) < length(b) || (length(a) == length(b) && a < b) }
+		{ off = $4; alloc = (NF == 10 && $7 ~ /A/) }
+		$2 == "NOBITS" { next }
+		seen && alloc && !last_alloc { print "allocated " $1 " after a non-allocated section" }
+		seen && alloc == last_alloc && below(off, last_off) { print $1 " at 0x" $4 " before the one above it" }
+		{ seen = 1; last_alloc = alloc; last_off = off }'
 }
 
 # The same, with the program header numbers of an input mapped to those of

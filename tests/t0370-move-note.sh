@@ -97,8 +97,10 @@ for s in "${shapes[@]}"; do
 			on && $1 == "NOTE" && $NF == "0x4" { print "NOTE" }' | paste -sd' ')"
 	expect_eq "PT_GNU_PROPERTY" "$(readelf -lW "$f" | grep GNU_PROPERTY)" "$(readelf -lW "$orig" | grep GNU_PROPERTY)"
 	expect_eq "sections at the same addresses (but the ABI tag's)" \
-		"$(readelf -SW "$f" | awk '/^ *\[ *[0-9]+\]/ && !/ABI-tag|build-id/ { sub(/^ *\[ *[0-9]+\] */, ""); print $1, $3 }')" \
-		"$(readelf -SW "$orig" | awk '/^ *\[ *[0-9]+\]/ && !/ABI-tag|build-id/ { sub(/^ *\[ *[0-9]+\] */, ""); print $1, $3 }')"
+		"$(readelf -SW "$f" | awk '/^ *\[ *[0-9]+\]/ && !/ABI-tag|build-id/ { sub(/^ *\[ *[0-9]+\] */, ""); print $1, $3 }' | sort)" \
+		"$(readelf -SW "$orig" | awk '/^ *\[ *[0-9]+\]/ && !/ABI-tag|build-id/ { sub(/^ *\[ *[0-9]+\] */, ""); print $1, $3 }' | sort)"
+	expect_eq "section headers in the linkers' order" "$(shdrs_out_of_order "$f")" \
+		"$(shdrs_out_of_order "$orig")"
 	t_end
 
 	t_begin "$s: runs as before; a second inject changes nothing"

@@ -79,6 +79,13 @@ struct ebid_dynref {
 	uint64_t val_off;       /* file offset of that field */
 };
 
+/* A table of section indices (elf->itabs): section shndx's bytes. */
+struct ebid_itab {
+	size_t shndx;
+	unsigned char *bytes;
+	size_t len;
+};
+
 /* A note found in the file. */
 struct ebid_note {
 	bool present;
@@ -162,6 +169,16 @@ struct ebid_elf {
 	size_t nrelocs;
 	bool relocs_over;
 	bool relocs_read;
+	/*
+	 * The tables that hold section indices in their entries (.symtab,
+	 * .dynsym, SHT_SYMTAB_SHNDX), read whole with note_syms (itabs.c):
+	 * what a plan that renumbers the sections rewrites. itabs_over: one
+	 * could not be read (outside the file, or more than EBID_ITABS_MAX
+	 * bytes in all), so the sections keep their numbers.
+	 */
+	struct ebid_itab *itabs;
+	size_t nitabs;
+	bool itabs_over;
 };
 
 /*
@@ -312,6 +329,14 @@ struct ebid_plan {
 	 * input from ins_at on follows them. Patch offsets are the output's.
 	 */
 	uint64_t ins_at, ins_len;
+	/*
+	 * The section headers were put in file order, as linkers write them
+	 * (plan/order.c): input section i (and the new one, i == shmap_n - 1)
+	 * is output section shmap[i]. NULL: every section kept its number,
+	 * the new one is last.
+	 */
+	size_t *shmap;
+	size_t shmap_n;
 };
 
 /* Where input offset off is in the output of plan. */
@@ -320,6 +345,15 @@ static inline uint64_t ebid_plan_outoff(const struct ebid_plan *plan,
 {
 	return plan->ins_len && off >= plan->ins_at ? off + plan->ins_len
 						    : off;
+}
+
+/*
+ * Where input section i is in the output of plan (i == the input's count:
+ * the new section).
+ */
+static inline size_t ebid_plan_shndx(const struct ebid_plan *plan, size_t i)
+{
+	return plan->shmap && i < plan->shmap_n ? plan->shmap[i] : i;
 }
 
 /* The end of the input's bytes in the output: appended bytes start here. */

@@ -29,6 +29,34 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 			    char *err, size_t errlen);
 
 /*
+ * Tables of section indices (itabs.c): .symtab, .dynsym and
+ * SHT_SYMTAB_SHNDX, read whole by ebid_elf_read() for a file without a
+ * GNU note (elf->itabs), found by section number.
+ */
+bool ebid_itab_type(uint32_t type);
+int ebid_elf_read_itabs(struct ebid_elf *elf, const struct ebid_src *src,
+			char *err, size_t errlen);
+void ebid_elf_release_itabs(struct ebid_elf *elf);
+const struct ebid_itab *ebid_elf_itab(const struct ebid_elf *elf,
+				      size_t shndx);
+/*
+ * The section indices of table t (of elf's section t->shndx), renumbered:
+ * an index i with 0 < i < n becomes map[i]; SHN_UNDEF and the reserved
+ * indices (SHN_ABS, SHN_COMMON, SHN_XINDEX) stay. Writes only the bytes
+ * of those fields that fall in the window out, the table's bytes
+ * [from, from + len); the values are read from t.
+ */
+void ebid_itab_renumber(const struct ebid_elf *elf,
+			const struct ebid_itab *t, const size_t *map, size_t n,
+			uint64_t from, unsigned char *out, size_t len);
+/*
+ * The section indices a header holds, renumbered by the same map: sh_link,
+ * and sh_info where it names a section (SHT_REL, SHT_RELA, SHF_INFO_LINK;
+ * a symbol table's sh_info counts symbols).
+ */
+void ebid_shdr_renumber(struct ebid_shdr *s, const size_t *map, size_t n);
+
+/*
  * The PT_NOTE whose range holds the GNU note, whether or not the
  * kernel's walk of it reaches the note, or -1.
  */

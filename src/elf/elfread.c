@@ -50,6 +50,7 @@ void ebid_elf_release(struct ebid_elf *elf)
 	free(elf->more);
 	free(elf->dyn);
 	free(elf->relocs); /* relocs.c */
+	ebid_elf_release_itabs(elf);
 	memset(elf, 0, sizeof(*elf));
 }
 
@@ -748,6 +749,8 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 	/* Only a file without a GNU note may need a note moved. */
 	if (!ret && !elf->gnu.present)
 		ret = ebid_elf_read_note_syms(elf, src, err, errlen);
+	if (!ret && !elf->gnu.present)
+		ret = ebid_elf_read_itabs(elf, src, err, errlen);
 	if (!ret && !elf->gnu.present)
 		ret = read_pad(elf, src, err, errlen);
 	if (!ret && !elf->gnu.present)

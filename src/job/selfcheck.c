@@ -84,6 +84,7 @@ static void expect_shdr(const struct ebid_elf *old,
 			struct ebid_shdr *e)
 {
 	*e = old->shdrs[i];
+	check_renumber_shdr(plan, e);
 	e->offset = ebid_plan_outoff(plan, e->offset);
 	if ((plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) &&
 	    ebid_plan_moved(plan, old, i)) {
@@ -119,15 +120,21 @@ static int check_shdrs(const struct check *c, char *err, size_t errlen)
 	const struct ebid_plan *plan = c->plan;
 	size_t i;
 
+	if (c->new->shstrndx != ebid_plan_shndx(plan, old->shstrndx))
+		return FAIL("e_shstrndx %zu, planned %zu", c->new->shstrndx,
+			    ebid_plan_shndx(plan, old->shstrndx));
 	for (i = 1; i < old->shnum; i++) {
+		size_t to = ebid_plan_shndx(plan, i);
 		struct ebid_shdr e;
 
 		if ((plan->actions & EBID_ACT_MOVE_NOTE) &&
 		    i == plan->moved_shndx)
 			continue;
 		expect_shdr(old, plan, i, &e);
-		if (!check_same_shdr(&e, &c->new->shdrs[i], i == old->shstrndx))
-			return FAIL("section header [%zu] changed", i);
+		if (to >= c->new->shnum ||
+		    !check_same_shdr(&e, &c->new->shdrs[to], i == old->shstrndx))
+			return FAIL("section header [%zu] (now [%zu]) changed", i,
+				    to);
 	}
 	return 0;
 }
@@ -260,6 +267,7 @@ static int check_run_read_back(const struct ebid_elf *old,
 		     !(plan->actions & EBID_ACT_NEW_LOAD)) ||
 		    !ebid_elf_head_bytes(old, at, a, n))
 			return FAIL("the moved run is not in the first page (or what was read of the input)");
+		check_expect_renumbered(old, plan, at, a, n);
 		ret = ebid_src_read(out, plan->head_to + pos, b, n);
 		if (ret)
 			return FAIL("cannot read the moved run: %s",

@@ -114,7 +114,8 @@ static int check_sections_kept(struct planner *p)
 			    !s->size || pt->off >= at + s->size ||
 			    pt->off + pt->len <= at)
 				continue;
-			if (moved_own(p, pt, j))
+			if (moved_own(p, pt, j) ||
+			    planner_renumbered_own(p, pt, j))
 				continue;
 			if (j == elf->gnu.shndx && elf->gnu.present &&
 			    pt->off >= elf->gnu.desc_off &&

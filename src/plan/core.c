@@ -21,6 +21,7 @@ void ebid_plan_release(struct ebid_plan *plan)
 		free(plan->patches[i].bytes);
 	free(plan->patches);
 	free(plan->append);
+	free(plan->shmap);
 	memset(plan, 0, sizeof(*plan));
 }
 

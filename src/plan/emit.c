@@ -158,6 +158,7 @@ static int emit_kept_shdrs(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
 	size_t she = ebid_shent(elf->elfclass), i;
+	size_t new_shndx = ebid_plan_shndx(p->plan, elf->shnum);
 	unsigned char buf[64];
 	char what[64];
 	int ret;
@@ -179,7 +180,7 @@ static int emit_kept_shdrs(struct planner *p)
 			continue;
 		}
 		snprintf(what, sizeof(what), "section header [%zu]%s", i,
-			 i >= elf->shnum ? " (new)" : "");
+			 i == new_shndx ? " (new)" : "");
 		ret = planner_patch(p, at, buf, she, what);
 		if (ret)
 			return ret;
@@ -309,6 +310,9 @@ static int emit_ehdr(struct planner *p, uint64_t e_shnum, uint64_t e_phnum)
 		ret = patch_field(p, L->shnum, 2, e_shnum, "e_shnum");
 	if (!ret)
 		ret = patch_field(p, L->phnum, 2, e_phnum, "e_phnum");
+	if (!ret && p->elf->raw_shstrndx != SHN_XINDEX)
+		ret = patch_field(p, L->shstrndx, 2, p->shstrndx,
+				  "e_shstrndx");
 	return ret;
 }
 
@@ -354,6 +358,8 @@ int planner_emit(struct planner *p)
 	ret = reserve_shdr_tail(p);
 	if (!ret)
 		ret = emit_section_names(p);
+	if (!ret)
+		ret = planner_order_shdrs(p);
 	if (!ret)
 		ret = extended_counts(p, &e_shnum, &e_phnum);
 	if (!ret && p->shnum)

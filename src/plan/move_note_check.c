@@ -30,11 +30,12 @@ static int note_move_headers(struct check *c, char *err, size_t errlen)
 	c->from = plan->moved_from;
 	c->to = plan->moved_to;
 	c->size = plan->moved_size;
-	if (!m || m >= old->shnum || c->pi >= old->phnum ||
+	if (!m || m >= old->shnum || ebid_plan_shndx(plan, m) >= new->shnum ||
+	    c->pi >= old->phnum ||
 	    c->li >= old->phnum || c->pi == c->li || new->phnum != old->phnum)
 		return FAIL("the moved note's headers are not the planned ones");
 	c->os = &old->shdrs[m];
-	c->ns = &new->shdrs[m];
+	c->ns = &new->shdrs[ebid_plan_shndx(plan, m)];
 	c->ol = &old->phdrs[c->li];
 	c->nl = &new->phdrs[c->li];
 	c->op = &old->phdrs[c->pi];
@@ -49,6 +50,7 @@ static int note_moved_shdr(const struct check *c, char *err, size_t errlen)
 	struct ebid_shdr e = *c->os;
 
 	e.addr += c->to - c->from;
+	check_renumber_shdr(c->plan, &e);
 	if (c->os->type != SHT_NOTE || c->os->offset != c->from ||
 	    c->os->size != c->size || c->ns->offset != c->to ||
 	    c->ns->size != c->size || !check_same_shdr(&e, c->ns, true))
@@ -84,7 +86,8 @@ static int note_new_after_moved(const struct check *c, char *err,
 {
 	const struct ebid_note *g = &c->new->gnu;
 
-	if (g->shndx != c->old->shnum || g->note_off != c->to + c->size)
+	if (g->shndx != ebid_plan_shndx(c->plan, c->old->shnum) ||
+	    g->note_off != c->to + c->size)
 		return FAIL("the new note is not right after the moved one");
 	return 0;
 }

@@ -56,6 +56,8 @@ struct planner {
 	uint64_t shstrtab_off;          /* likewise */
 	enum placement shstrtab_place;
 	uint64_t name_off;              /* sh_name of the new section */
+	size_t shstrndx;                /* the name table's number, once
+					 * order.c numbered the sections */
 
 	uint64_t note_off;              /* the GNU note's header */
 	size_t desc_len;
@@ -227,6 +229,15 @@ int planner_move_start(struct planner *p, const char *no_move_why,
 
 /* existing.c: a note that is there. */
 int plan_existing(struct planner *p);
+
+/*
+ * order.c: the section headers in the linkers' order, every index the
+ * file holds renumbered (plan->shmap); and whether patch pt is exactly
+ * that renumbering of input section shndx's bytes.
+ */
+int planner_order_shdrs(struct planner *p);
+bool planner_renumbered_own(const struct planner *p,
+			    const struct ebid_patch *pt, size_t shndx);
 
 /* emit.c and check.c. */
 int planner_emit(struct planner *p);

@@ -65,6 +65,17 @@ int check_steps(const struct check *c, check_step first, const check_fn *fns,
 bool check_same_shdr(const struct ebid_shdr *a, const struct ebid_shdr *b,
 		     bool moved_ok);
 bool check_same_phdr(const struct ebid_phdr *a, const struct ebid_phdr *b);
+/*
+ * Section numbers across a plan that renumbered them (plan->shmap): an
+ * input header's indices as the output must hold them, and the input
+ * section that output section shndx was.
+ */
+void check_renumber_shdr(const struct ebid_plan *plan, struct ebid_shdr *e);
+size_t check_old_shndx(const struct ebid_plan *plan, size_t shndx);
+/* a: the input's bytes [at, at + n), made what the output must hold. */
+void check_expect_renumbered(const struct ebid_elf *old,
+			     const struct ebid_plan *plan, uint64_t at,
+			     unsigned char *a, size_t n);
 uint64_t check_moved_off_delta(const struct ebid_plan *plan);
 uint64_t check_moved_delta(const struct ebid_elf *old,
 			   const struct ebid_plan *plan);

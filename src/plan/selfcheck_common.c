@@ -111,7 +111,8 @@ bool check_same_note_syms(const struct ebid_elf *old,
 				break;
 		if (i == old->n_note_syms &&
 		    (!moves || b->shndx == new->gnu.shndx ||
-		     ebid_plan_moved(plan, old, b->shndx)))
+		     ebid_plan_moved(plan, old,
+				     check_old_shndx(plan, b->shndx))))
 			return false;
 	}
 	for (i = 0; i < old->n_note_syms; i++) {
@@ -122,7 +123,9 @@ bool check_same_note_syms(const struct ebid_elf *old,
 			    ebid_plan_outoff(plan, a->value_off))
 				break;
 		if (j == new->n_note_syms ||
-		    new->note_syms[j].shndx != a->shndx ||
+		    new->note_syms[j].shndx !=
+			    (a->shndx < old->shnum ? ebid_plan_shndx(plan, a->shndx)
+						   : a->shndx) ||
 		    new->note_syms[j].value !=
 			    a->value + (ebid_plan_sym_moves(plan, old, a)
 						? delta
@@ -164,7 +167,8 @@ int check_run_new_note(const struct check *c, char *err, size_t errlen)
 	const struct ebid_note *g = &c->new->gnu;
 	const struct ebid_phdr *np = c->np;
 
-	if (!g->present || g->shndx != c->old->shnum ||
+	if (!g->present ||
+	    g->shndx != ebid_plan_shndx(c->plan, c->old->shnum) ||
 	    g->note_off + g->note_size > EBID_PAGE ||
 	    g->note_off + g->note_size > c->end ||
 	    np->type != PT_NOTE || np->offset != g->note_off ||
@@ -220,6 +224,46 @@ int check_run_dyn_moved(const struct check *c, char *err, size_t errlen)
 			return FAIL("a dynamic entry did not move with its table, or another one changed");
 	}
 	return 0;
+}
+
+void check_renumber_shdr(const struct ebid_plan *plan, struct ebid_shdr *e)
+{
+	if (plan->shmap)
+		ebid_shdr_renumber(e, plan->shmap, plan->shmap_n);
+}
+
+/*
+ * The run's bytes [at, at + n) as the output must hold them: the input's,
+ * with the section indices of a symbol table in it renumbered (order.c).
+ */
+void check_expect_renumbered(const struct ebid_elf *old,
+			     const struct ebid_plan *plan, uint64_t at,
+			     unsigned char *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; plan->shmap && i < old->nitabs; i++) {
+		const struct ebid_itab *t = &old->itabs[i];
+		uint64_t off = old->shdrs[t->shndx].offset;
+		uint64_t lo = off > at ? off : at;
+		uint64_t hi = off + t->len < at + n ? off + t->len : at + n;
+
+		if (lo < hi)
+			ebid_itab_renumber(old, t, plan->shmap, plan->shmap_n,
+					   lo - off, a + (lo - at), hi - lo);
+	}
+}
+
+size_t check_old_shndx(const struct ebid_plan *plan, size_t shndx)
+{
+	size_t i;
+
+	if (!plan->shmap)
+		return shndx;
+	for (i = 0; i < plan->shmap_n; i++)
+		if (plan->shmap[i] == shndx)
+			return i;
+	return shndx;
 }
 
 bool check_same_shdr(const struct ebid_shdr *a, const struct ebid_shdr *b,

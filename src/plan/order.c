@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The section header table in the order linkers write it: the allocated
+ * sections first, then the others, each in file order. The tools that
+ * rewrite a binary after us rely on it (docs/rewriters.md): patchelf walks
+ * the headers from [1] to find what follows the program headers, dwz and
+ * eu-strip -f lay out a debug file in table order. A new note, or a
+ * section move-head or new-load moved, takes its place in that order, and
+ * every section index the file holds is renumbered: sh_link, the sh_info
+ * of relocation sections (and of SHF_INFO_LINK), e_shstrndx, and the
+ * st_shndx of every symbol with the entries of SHT_SYMTAB_SHNDX
+ * (elf/itabs.c). A file whose table was not in that order to begin with
+ * keeps its numbers, and the new section is last, as before.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/planner.h"
+#include "elf/elf.h"
+
+/*
+ * A section's place in the linkers' order: allocated ones first, then by
+ * file offset, ties in the input's order. A SHT_NOBITS section's offset
+ * means nothing (mold writes 0): it keeps its place after the section
+ * before it.
+ */
+struct ranked {
+	bool unalloc;
+	uint64_t off;
+	size_t i;
+};
+
+static void rank_all(const struct ebid_shdr *s, size_t n, struct ranked *r)
+{
+	size_t i;
+
+	memset(&r[0], 0, sizeof(r[0]));
+	for (i = 1; i < n; i++) {
+		r[i].i = i;
+		if (s[i].type == SHT_NOBITS) {
+			r[i].unalloc = r[i - 1].unalloc;
+			r[i].off = r[i - 1].off;
+			continue;
+		}
+		r[i].unalloc = !(s[i].flags & SHF_ALLOC);
+		r[i].off = s[i].offset;
+	}
+}
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	const struct ranked *a = x, *b = y;
+
+	if (a->unalloc != b->unalloc)
+		return a->unalloc ? 1 : -1;
+	if (a->off != b->off)
+		return a->off < b->off ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* The input's table is in the linkers' order. */
+static int input_in_order(struct planner *p, bool *yes)
+{
+	const struct ebid_elf *elf = p->elf;
+	struct ranked *r = calloc(elf->shnum, sizeof(*r));
+	size_t i;
+
+	if (!r)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	rank_all(elf->shdrs, elf->shnum, r);
+	*yes = true;
+	for (i = 2; i < elf->shnum && *yes; i++)
+		*yes = cmp_ranked(&r[i - 1], &r[i]) < 0;
+	free(r);
+	return 0;
+}
+
+/* Every table of section indices was read whole. */
+static bool itabs_read(const struct ebid_elf *elf)
+{
+	size_t i;
+
+	if (elf->itabs_over)
+		return false;
+	for (i = 1; i < elf->shnum; i++)
+		if (ebid_itab_type(elf->shdrs[i].type) && elf->shdrs[i].size &&
+		    !ebid_elf_itab(elf, i))
+			return false;
+	return true;
+}
+
+/* map[i]: where section i goes; *moved: some section changes its number. */
+static int rank(struct planner *p, size_t *map, bool *moved)
+{
+	struct ranked *r = calloc(p->shnum, sizeof(*r));
+	size_t i;
+
+	if (!r)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	rank_all(p->shdrs, p->shnum, r);
+	qsort(r + 1, p->shnum - 1, sizeof(*r), cmp_ranked);
+	*moved = false;
+	for (i = 0; i < p->shnum; i++) {
+		map[r[i].i] = i;
+		if (r[i].i != i)
+			*moved = true;
+	}
+	free(r);
+	return 0;
+}
+
+/* The headers in their new order, with sh_link and sh_info renumbered. */
+static int reorder_headers(struct planner *p, const size_t *map)
+{
+	size_t n = p->shnum, i;
+	struct ebid_shdr *was = malloc(n * sizeof(*was));
+
+	if (!was)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	memcpy(was, p->shdrs, n * sizeof(*was));
+	for (i = 1; i < n; i++) {
+		struct ebid_shdr *s = &p->shdrs[map[i]];
+
+		*s = was[i];
+		ebid_shdr_renumber(s, map, n);
+	}
+	free(was);
+	return 0;
+}
+
+/*
+ * What the output holds at [off, off + len): buf comes in with the
+ * input's bytes there, and gets the patches' and appended bytes on top.
+ * covered[k] is set for each byte a patch or the append gives.
+ */
+static void output_bytes(const struct planner *p, uint64_t off,
+			 unsigned char *buf, size_t len, unsigned char *covered)
+{
+	const struct ebid_plan *plan = p->plan;
+	uint64_t end = off + len, be = body_end(p), lo, hi;
+	size_t i;
+
+	for (i = 0; i < plan->npatches; i++) {
+		const struct ebid_patch *pt = &plan->patches[i];
+
+		lo = pt->off > off ? pt->off : off;
+		hi = pt->off + pt->len < end ? pt->off + pt->len : end;
+		if (lo >= hi)
+			continue;
+		memcpy(buf + (lo - off), pt->bytes + (lo - pt->off), hi - lo);
+		memset(covered + (lo - off), 1, hi - lo);
+	}
+	lo = off > be ? off : be;
+	hi = be + plan->append_len < end ? be + plan->append_len : end;
+	if (lo < hi) {
+		memcpy(buf + (lo - off), plan->append + (lo - be), hi - lo);
+		memset(covered + (lo - off), 1, hi - lo);
+	}
+}
+
+/* The inverse of output_bytes(): new bytes into patches and the append. */
+static void write_covered(struct planner *p, uint64_t off,
+			  const unsigned char *buf, size_t len)
+{
+	struct ebid_plan *plan = p->plan;
+	uint64_t end = off + len, be = body_end(p), lo, hi;
+	size_t i;
+
+	for (i = 0; i < plan->npatches; i++) {
+		struct ebid_patch *pt = &plan->patches[i];
+
+		lo = pt->off > off ? pt->off : off;
+		hi = pt->off + pt->len < end ? pt->off + pt->len : end;
+		if (lo < hi)
+			memcpy(pt->bytes + (lo - pt->off), buf + (lo - off),
+			       hi - lo);
+	}
+	lo = off > be ? off : be;
+	hi = be + plan->append_len < end ? be + plan->append_len : end;
+	if (lo < hi)
+		memcpy(plan->append + (lo - be), buf + (lo - off), hi - lo);
+}
+
+/*
+ * Patches for the bytes no patch covers, where new differs from was: a
+ * run of changes, closed after 256 unchanged bytes.
+ */
+static int patch_changes(struct planner *p, uint64_t off,
+			 const unsigned char *was, const unsigned char *new,
+			 const unsigned char *covered, size_t len,
+			 const char *what)
+{
+	size_t k = 0, start, last;
+	int ret;
+
+	while (k < len) {
+		if (covered[k] || was[k] == new[k]) {
+			k++;
+			continue;
+		}
+		start = last = k;
+		for (k++; k < len && !covered[k] && k - last <= 256; k++)
+			if (was[k] != new[k])
+				last = k;
+		ret = planner_patch(p, off + start, new + start,
+				    last + 1 - start, what);
+		if (ret)
+			return ret;
+		k = last + 1;
+	}
+	return 0;
+}
+
+/* Table t, now section map[t->shndx], gets its section indices renumbered. */
+static int renumber_table(struct planner *p, const struct ebid_itab *t,
+			  const size_t *map)
+{
+	const struct ebid_shdr *s = &p->shdrs[map[t->shndx]];
+	unsigned char *was = malloc(t->len), *new = malloc(t->len),
+		      *covered = calloc(t->len ? t->len : 1, 1);
+	int ret = 0;
+
+	if (!was || !new || !covered) {
+		ret = ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(was, t->bytes, t->len);
+	output_bytes(p, s->offset, was, t->len, covered);
+	memcpy(new, was, t->len);
+	ebid_itab_renumber(p->elf, t, map, p->shnum, 0, new, t->len);
+	write_covered(p, s->offset, new, t->len);
+	ret = patch_changes(p, s->offset, was, new, covered, t->len,
+			    "section indices renumbered");
+out:
+	free(was);
+	free(new);
+	free(covered);
+	return ret;
+}
+
+static int renumber_tables(struct planner *p, const size_t *map)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < elf->nitabs; i++) {
+		ret = renumber_table(p, &elf->itabs[i], map);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int planner_order_shdrs(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	size_t *map;
+	bool moved = false, in_order = false;
+	int ret;
+
+	p->shstrndx = elf->shstrndx;
+	if (p->shnum < 3 || p->shnum >= SHN_LORESERVE || !itabs_read(elf))
+		return 0;
+	ret = input_in_order(p, &in_order);
+	if (ret || !in_order)
+		return ret;
+	map = calloc(p->shnum, sizeof(*map));
+	if (!map)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	ret = rank(p, map, &moved);
+	if (!ret && moved)
+		ret = reorder_headers(p, map);
+	if (!ret && moved)
+		ret = renumber_tables(p, map);
+	if (ret || !moved) {
+		free(map);
+		return ret;
+	}
+	p->shstrndx = map[elf->shstrndx];
+	if (elf->raw_shstrndx == SHN_XINDEX)
+		p->shdrs[0].link = (uint32_t)p->shstrndx;
+	p->plan->shmap = map;
+	p->plan->shmap_n = p->shnum;
+	return 0;
+}
+
+bool planner_renumbered_own(const struct planner *p,
+			    const struct ebid_patch *pt, size_t shndx)
+{
+	const struct ebid_plan *plan = p->plan;
+	const struct ebid_itab *t = ebid_elf_itab(p->elf, shndx);
+	uint64_t at = ebid_plan_outoff(plan, p->elf->shdrs[shndx].offset);
+	unsigned char *want;
+	bool ok;
+
+	if (!plan->shmap || !t || pt->off < at || pt->off + pt->len > at + t->len)
+		return false;
+	want = malloc(pt->len);
+	if (!want)
+		return false;
+	memcpy(want, t->bytes + (pt->off - at), pt->len);
+	ebid_itab_renumber(p->elf, t, plan->shmap, plan->shmap_n,
+			   pt->off - at, want, pt->len);
+	ok = !memcmp(want, pt->bytes, pt->len);
+	free(want);
+	return ok;
+}
