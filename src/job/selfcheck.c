@@ -257,6 +257,12 @@ static int check_run_read_back(const struct ebid_elf *old,
 	uint64_t pos, at;
 	int ret;
 
+	if (plan->actions & EBID_ACT_NEW_LOAD) {
+		ret = ebid_src_read(out, plan->head_to - EBID_NEW_LOAD_LEAD, b,
+				    EBID_NEW_LOAD_LEAD);
+		if (ret || !ebid_all_zero(b, EBID_NEW_LOAD_LEAD))
+			return FAIL("the new PT_LOAD's lead before the moved run is not zero");
+	}
 	for (pos = 0; pos < plan->head_size; pos += sizeof(b)) {
 		size_t n = plan->head_size - pos < sizeof(b)
 				   ? (size_t)(plan->head_size - pos)

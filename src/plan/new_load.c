@@ -27,6 +27,7 @@
 
 #include "plan/planner.h"
 #include "elf/elf.h"
+#include "plan/plan.h"
 
 /* Where the run goes. */
 struct new_load {
@@ -79,11 +80,15 @@ static int load_rule(const struct planner *p, const struct head_move *h,
 		return refuse(r, REFUSE_NEXT, "the first PT_LOAD's address is not aligned to a segment");
 	end = body_end(p) + p->plan->append_len;
 	n->pad = (h->phend - end) & (h->align - 1);
+	if (n->pad < EBID_NEW_LOAD_LEAD)
+		n->pad += ebid_align_up(EBID_NEW_LOAD_LEAD - n->pad, h->align);
 	n->off = end + n->pad;
 	if (top > mask - 3 * n->align || size > mask - 3 * n->align - top)
 		return refuse(r, REFUSE_NEXT, "the highest segment ends too close to the top of the address space");
+	/* The segment, from its lead, starts an alignment above the top. */
 	n->addr = ebid_align_up(top, n->align) + n->align +
-		  (n->off & (n->align - 1));
+		  ((n->off - EBID_NEW_LOAD_LEAD) & (n->align - 1)) +
+		  EBID_NEW_LOAD_LEAD;
 	return 0;
 }
 
@@ -161,9 +166,9 @@ static int load_header(struct planner *p, const struct new_load *n,
 	memset(ph, 0, sizeof(*ph));
 	ph->type = PT_LOAD;
 	ph->flags = PF_R;
-	ph->offset = n->off;
-	ph->vaddr = ph->paddr = n->addr;
-	ph->filesz = ph->memsz = p->plan->head_size;
+	ph->offset = n->off - EBID_NEW_LOAD_LEAD;
+	ph->vaddr = ph->paddr = n->addr - EBID_NEW_LOAD_LEAD;
+	ph->filesz = ph->memsz = p->plan->head_size + EBID_NEW_LOAD_LEAD;
 	ph->align = n->align;
 	p->plan->new_load = NEW_PT(p);
 	return 0;

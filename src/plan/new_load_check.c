@@ -59,14 +59,19 @@ static int load_run_place(const struct check *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* The new PT_LOAD: read-only, exactly the run, offset congruent to address. */
+/*
+ * The new PT_LOAD: read-only, exactly the run and its zero lead, offset
+ * congruent to address.
+ */
 static int load_new_segment(const struct check *c, char *err, size_t errlen)
 {
 	const struct ebid_phdr *l = c->load;
+	const uint64_t lead = EBID_NEW_LOAD_LEAD;
 
-	if (l->type != PT_LOAD || l->flags != PF_R || l->offset != c->to ||
-	    l->filesz != c->size || l->memsz != c->size ||
-	    l->vaddr != c->plan->head_addr || l->paddr != l->vaddr ||
+	if (l->type != PT_LOAD || l->flags != PF_R ||
+	    l->offset != c->to - lead || l->filesz != c->size + lead ||
+	    l->memsz != l->filesz || l->vaddr != c->plan->head_addr - lead ||
+	    l->paddr != l->vaddr ||
 	    l->align < EBID_PAGE || (l->align & (l->align - 1)) ||
 	    ((l->vaddr - l->offset) & (l->align - 1)))
 		return FAIL("the new PT_LOAD does not map exactly the moved run, read-only, at a congruent address");

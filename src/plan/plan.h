@@ -21,6 +21,15 @@ bool ebid_plan_sym_moves(const struct ebid_plan *plan,
 			 const struct ebid_elf *elf,
 			 const struct ebid_symref *r);
 
+/*
+ * new-load's PT_LOAD starts this many zero bytes before the run, so that
+ * no other segment (the run's PT_INTERP, its PT_NOTE) starts where it
+ * does: llvm-objcopy makes the segment with the lower index the parent of
+ * a tie, and lays the PT_LOAD out by its PT_INTERP's alignment of 1
+ * (docs/rewriters.md).
+ */
+#define EBID_NEW_LOAD_LEAD 16
+
 /* Is the value of a dynamic entry with this tag an address (d_ptr)? */
 bool ebid_dyn_is_addr(uint64_t tag);
 
