@@ -284,6 +284,25 @@ syms_by_name() { # FLAGS FILE [NAMES-FROM]
 		{ print }'
 }
 
+# The names of FILE's sections, by number.
+shdr_names() { # FILE
+	readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\) .*/\1/p'
+}
+
+# inject's rule for the section numbers of OUTPUT made from INPUT: an
+# input in the linkers' order gives an output in that order; one that is
+# not keeps every number (the new section is last). Prints what breaks it.
+shdr_order_kept() { # INPUT OUTPUT
+	local n
+	if [ -z "$(shdrs_out_of_order "$1")" ]; then
+		shdrs_out_of_order "$2"
+		return
+	fi
+	n=$(shdr_names "$1" | wc -l)
+	diff <(shdr_names "$1") <(shdr_names "$2" | head -n "$n") >/dev/null ||
+		echo "the input's table is not in file order, and the output renumbered it"
+}
+
 # The section headers of FILE out of the linkers' order (allocated
 # sections first, then the others, each by file offset; a SHT_NOBITS
 # section's offset is not compared): one line per header that breaks it.
