@@ -412,8 +412,6 @@ int planner_run(struct planner *p, const struct strategy *table, size_t n)
 		if (ret != PLAN_REFUSED)
 			break;
 		snapshot_restore(p, s);
-		if (loads)
-			p->loads_refused = true;
 		if (r[i].code == REFUSE_STOP)
 			ret = planner_no_room(p, r[i].why);
 	}

@@ -65,10 +65,13 @@ static int load_rule(const struct planner *p, const struct head_move *h,
 	uint64_t mask = elf->elfclass == ELFCLASS64 ? UINT64_MAX : 0xffffffffu;
 	uint64_t len = ebid_gnu_note_size(p->desc_len);
 	uint64_t size = h->run_end - h->phend, end, top;
+	uint64_t need = ebid_align_up(h->phend + 2 * (uint64_t)ebid_phent(elf->elfclass), 4) + len;
 	int ret;
 
-	if (ebid_align_up(h->phend + 2 * (uint64_t)ebid_phent(elf->elfclass), 4) +
-		    len > elf->head_len)
+	/* The run's bytes are freed; what follows it must be free already. */
+	if (need > elf->head_len ||
+	    (need > h->run_end &&
+	     !planner_range_free(p, h->run_end, need - h->run_end, true)))
 		return refuse(r, REFUSE_NEXT, "too few bytes freed in the first page for two program headers and the note");
 	/* Bytes behind everything described may name their own offsets. */
 	if (planner_described_end(p) < elf->file_size)
@@ -201,14 +204,14 @@ int strategy_new_load(struct planner *p, struct refusal *r)
 	int ret;
 
 	/*
-	 * move-head said why these rules refuse; a run in the first page is
-	 * its, unless the first PT_LOAD it grew would share a page with the
-	 * next segment (the loaders' rule): then the run goes to a new
-	 * PT_LOAD, which grows nothing.
+	 * move-head said why these rules refuse. A run they accept that
+	 * move-head could not place (it lies past the first page, the first
+	 * PT_LOAD cannot grow over it, or grown it would share a page with
+	 * the next segment: the loaders' rule) goes to a new PT_LOAD, which
+	 * grows nothing. new-load is tried last, so move-head refused it.
 	 */
 	ret = head_find(p, &h, &range, r);
-	if (ret == PLAN_REFUSED ||
-	    (!ret && h.run_end <= p->elf->head_len && !p->loads_refused))
+	if (ret == PLAN_REFUSED)
 		return refuse(r, REFUSE_SKIP, "the run is move-head's");
 	if (!ret)
 		ret = load_rule(p, &h, &n, r);

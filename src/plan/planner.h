@@ -61,12 +61,6 @@ struct planner {
 
 	uint64_t note_off;              /* the GNU note's header */
 	size_t desc_len;
-	/*
-	 * A strategy before this one placed the note, and its layout broke a
-	 * loader rule (ebid_loads_no_worse()): set by the runner after the
-	 * restore, so it outlives the snapshot.
-	 */
-	bool loads_refused;
 };
 
 /* Program headers a plan may add: new-load's PT_LOAD and a PT_NOTE. */
