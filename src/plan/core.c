@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "plan/plan.h"
 
 void ebid_plan_release(struct ebid_plan *plan)
 {
@@ -90,7 +91,8 @@ bool planner_range_free(const struct planner *p, uint64_t off, uint64_t len,
 	if (off > p->page || len > p->page - off)
 		return false;
 	for (i = off; i < off + len; i++) {
-		if (p->map[i] != B_FREE && p->map[i] != B_RELEASED)
+		if (p->map[i] != B_FREE && p->map[i] != B_RELEASED &&
+		    p->map[i] != B_STALE)
 			return false;
 		if (need_load && !p->loadable[i])
 			return false;
@@ -120,6 +122,50 @@ int64_t planner_alloc(const struct planner *p, uint64_t len, uint64_t align,
 	return -1;
 }
 
+/* Does a dynamic entry's address point into [off, off + len) of load? */
+static bool dyn_points_into(const struct ebid_elf *elf,
+			    const struct ebid_phdr *load, uint64_t off,
+			    uint64_t len)
+{
+	uint64_t lo = load->vaddr + (off - load->offset);
+	size_t i;
+
+	for (i = 0; i < elf->ndyn; i++)
+		if (ebid_dyn_is_addr(elf->dyn[i].tag) &&
+		    elf->dyn[i].val >= lo && elf->dyn[i].val - lo < len)
+			return true;
+	return false;
+}
+
+/*
+ * The bytes right after the program header table that are not zero and
+ * that nothing holds: no section, no segment but the PT_LOAD that maps
+ * them, no dynamic entry's address. A linker leaves zeros there; a
+ * rewriter may leave the old place of what it moved away (patchelf fills
+ * it with 'X'). No reader reads them, so they are free, and zeroed unless
+ * reused, as a moved table's old place is.
+ */
+static void map_stale(struct planner *p)
+{
+	const struct ebid_elf *elf = p->elf;
+	uint64_t from = elf->phoff + (uint64_t)elf->phnum * ebid_phent(elf->elfclass);
+	long li = ebid_first_load(elf->phdrs, elf->phnum);
+	uint64_t end = from, i;
+
+	while (end < p->page &&
+	       (p->map[end] == B_STALE || p->map[end] == B_FREE))
+		end++;
+	if (end == from || li < 0 || elf->dyn_bad || !elf->note_syms_read ||
+	    elf->phdrs[li].offset > from ||
+	    end > elf->phdrs[li].offset + elf->phdrs[li].filesz ||
+	    dyn_points_into(elf, &elf->phdrs[li], from, end - from))
+		end = from;
+	/* Any other byte not zero is someone's, as it always was. */
+	for (i = 0; i < p->page; i++)
+		if (p->map[i] == B_STALE && (i < from || i >= end))
+			p->map[i] = B_USED;
+}
+
 /* Builds the first-page map: what is used, what is loadable. */
 void planner_map_page(struct planner *p)
 {
@@ -128,7 +174,7 @@ void planner_map_page(struct planner *p)
 
 	p->page = elf->head_len;
 	for (i = 0; i < p->page; i++)
-		p->map[i] = elf->head[i] ? B_USED : B_FREE;
+		p->map[i] = elf->head[i] ? B_STALE : B_FREE;
 	planner_mark(p, 0, ebid_ehsize(elf->elfclass), B_USED);
 	planner_mark(p, elf->phoff, (uint64_t)elf->phnum * ebid_phent(elf->elfclass), B_USED);
 	if (elf->shnum)
@@ -152,6 +198,7 @@ void planner_map_page(struct planner *p)
 		}
 		planner_mark(p, ph->offset, ph->filesz, B_USED);
 	}
+	map_stale(p);
 }
 
 /* The PT_LOAD holding [off, off + len), or NULL. */

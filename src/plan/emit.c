@@ -328,12 +328,14 @@ static int emit_released(struct planner *p)
 		int state = p->map[i];
 
 		j = i + 1;
-		if (state != B_RELEASED && state != B_DEAD)
+		if (state != B_RELEASED && state != B_DEAD && state != B_STALE)
 			continue;
 		while (j < p->page && p->map[j] == state)
 			j++;
 		ret = planner_patch(p, i, zero, j - i,
-				i >= p->plan->head_from &&
+				state == B_STALE
+					? "unused bytes after the program headers (cleared)"
+				: i >= p->plan->head_from &&
 						j <= p->plan->head_from +
 							     p->plan->head_size
 					? "moved sections, old place (cleared)"
