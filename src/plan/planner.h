@@ -23,6 +23,8 @@ enum {
 	B_CLAIMED,      /* the plan writes it */
 	B_RELEASED,     /* was ours to move away; free, zeroed unless reused */
 	B_DEAD,         /* released and left: zeroed, never reused */
+	B_STALE,        /* not zero, but nothing holds it: free, and zeroed
+			 * unless reused (planner_map_page()) */
 };
 
 /* Where a table that the plan changes ends up. */
@@ -230,6 +232,7 @@ int plan_existing(struct planner *p);
  * that renumbering of input section shndx's bytes.
  */
 int planner_order_shdrs(struct planner *p);
+int planner_input_in_order(struct planner *p, bool *yes);
 bool planner_renumbered_own(const struct planner *p,
 			    const struct ebid_patch *pt, size_t shndx);
 

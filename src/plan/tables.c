@@ -61,7 +61,9 @@ int planner_place_name(struct planner *p)
 	size_t nlen = sizeof(name); /* with its NUL */
 	uint64_t end = st->offset + st->size;
 	const char *hit;
+	bool in_order;
 	int64_t off;
+	int ret;
 
 	hit = memmem(elf->shstrtab, elf->shstrtab_size, name, nlen);
 	if (hit) {
@@ -101,8 +103,17 @@ int planner_place_name(struct planner *p)
 		p->plan->out_size = end + nlen;
 		return 0;
 	}
-	/* Relocate: first into the first page's gap, else to the end. */
-	off = planner_alloc(p, p->shstrtab_len, 1, false, false);
+	/*
+	 * Relocate. A table in the linkers' order keeps the non-allocated
+	 * sections behind the allocated ones, as llvm-objcopy and dwz rely on
+	 * (docs/rewriters.md): the name table goes to the end. Another (Go
+	 * 1.19's holds .shstrtab among the allocated sections) takes the
+	 * first page's gap first, where debugedit and eu-strip -f keep it.
+	 */
+	ret = planner_input_in_order(p, &in_order);
+	if (ret)
+		return ret;
+	off = in_order ? -1 : planner_alloc(p, p->shstrtab_len, 1, false, false);
 	if (off >= 0) {
 		p->shstrtab_place = PLACE_IN_PAGE;
 		p->shstrtab_off = (uint64_t)off;
