@@ -305,16 +305,20 @@ shdr_order_kept() { # INPUT OUTPUT
 
 # The section headers of FILE out of the linkers' order (allocated
 # sections first, then the others, each by file offset; a SHT_NOBITS
-# section's offset is not compared): one line per header that breaks it.
+# section's offset is not compared; a .dynsym may stand right before its
+# string table, as inject puts one that move-head moved): one line per
+# header that breaks it.
 shdrs_out_of_order() { # FILE
-	readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] //p' | awk '
-		$1 == "NULL" { next }
+	readelf -SW "$1" | sed -n 's/^ *\[ *\([0-9]*\)\] /\1 /p' | awk '
 		function below(a, b) { sub(/^0+/, "", a); sub(/^0+/, "", b)
 			return length(a) < length(b) || (length(a) == length(b) && a < b) }
-		{ off = $4; alloc = (NF == 10 && $7 ~ /A/) }
-		$2 == "NOBITS" { next }
-		seen && alloc && !last_alloc { print "allocated " $1 " after a non-allocated section" }
-		seen && alloc == last_alloc && below(off, last_off) { print $1 " at 0x" $4 " before the one above it" }
+		$2 == "NULL" { next }
+		{ off = $5; alloc = (NF == 11 && $8 ~ /A/); link = (NF == 11 ? $9 : $8) }
+		$3 == "NOBITS" { next }
+		# A .dynsym right before its string table is where linkers put it.
+		$3 == "DYNSYM" && alloc && link == $1 + 1 { next }
+		seen && alloc && !last_alloc { print "allocated " $2 " after a non-allocated section" }
+		seen && alloc == last_alloc && below(off, last_off) { print $2 " at 0x" $5 " before the one above it" }
 		{ seen = 1; last_alloc = alloc; last_off = off }'
 }
 

@@ -60,7 +60,7 @@ static int cmp_ranked(const void *x, const void *y)
 }
 
 /* The input's table is in the linkers' order. */
-static int input_in_order(struct planner *p, bool *yes)
+int planner_input_in_order(struct planner *p, bool *yes)
 {
 	const struct ebid_elf *elf = p->elf;
 	struct ranked *r = calloc(elf->shnum, sizeof(*r));
@@ -90,6 +90,34 @@ static bool itabs_read(const struct ebid_elf *elf)
 	return true;
 }
 
+/*
+ * A .dynsym that file order puts after its string table (move-head moved
+ * it behind the first PT_LOAD's contents) goes right before that table,
+ * where linkers put it. GNU objcopy and strip read a string table's
+ * users first (bfd_section_from_shdr()) and number the sections in the
+ * order they read them, without rewriting .dynsym: a .dynsym read early
+ * from behind the code would shift the numbers its own symbols name
+ * (eu-elflint: "st_value out of bounds" after strip).
+ */
+static void dynsym_first(const struct planner *p, struct ranked *r)
+{
+	size_t k, t;
+
+	for (k = 2; k < p->shnum; k++) {
+		const struct ebid_shdr *s = &p->shdrs[r[k].i];
+		struct ranked keep = r[k];
+
+		if (s->type != SHT_DYNSYM || !(s->flags & SHF_ALLOC))
+			continue;
+		for (t = 1; t < k && r[t].i != s->link; t++)
+			;
+		if (t == k)
+			continue;
+		memmove(&r[t + 1], &r[t], (k - t) * sizeof(*r));
+		r[t] = keep;
+	}
+}
+
 /* map[i]: where section i goes; *moved: some section changes its number. */
 static int rank(struct planner *p, size_t *map, bool *moved)
 {
@@ -100,6 +128,7 @@ static int rank(struct planner *p, size_t *map, bool *moved)
 		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
 	rank_all(p->shdrs, p->shnum, r);
 	qsort(r + 1, p->shnum - 1, sizeof(*r), cmp_ranked);
+	dynsym_first(p, r);
 	*moved = false;
 	for (i = 0; i < p->shnum; i++) {
 		map[r[i].i] = i;
@@ -263,7 +292,7 @@ int planner_order_shdrs(struct planner *p)
 	p->shstrndx = elf->shstrndx;
 	if (p->shnum < 3 || p->shnum >= SHN_LORESERVE || !itabs_read(elf))
 		return 0;
-	ret = input_in_order(p, &in_order);
+	ret = planner_input_in_order(p, &in_order);
 	if (ret || !in_order)
 		return ret;
 	map = calloc(p->shnum, sizeof(*map));
