@@ -14,6 +14,7 @@
 #                     2 GB; rm -rf it for a cold run)
 #   SEED=...          which programs: nats sqlite gitaly (the default: all)
 #   EBID_SEED_CACHE=DIR  the cache elsewhere (kept across clean checkouts)
+#   make seed-doc     put build/seed/results.md into docs/compatibility.md
 # Needs the Go module proxy (GOPROXY), go, gcc, readelf, perf, python3.
 # Not run by .ci/run: cold, it downloads about 1.5 GB of modules.
 
@@ -24,3 +25,10 @@ SEED ?=
 check-seed: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)EBID=$(BUILD)/elf-buildid scripts/check-seed.sh $(SEED)
+
+.PHONY: seed-doc
+
+# build/seed/results.md into docs/compatibility.md, between its seed
+# markers in the "Real software" section (make compat-doc keeps them).
+seed-doc:
+	$(Q)scripts/seed-render.py --splice docs/compatibility.md build/seed/results.md

@@ -79,22 +79,27 @@ fetch() {
 	[ -f "$work/src/$p/.fetched" ] && [ "$(cat "$work/src/$p/.fetched")" = "$mod" ] &&
 		[ -d "$GOMODCACHE/cache/download" ] && return 0
 	tmp=$(mktemp -d) || return 1
-	dir=$(cd "$tmp" && GONOSUMDB=$("${p}_nosumdb") go mod download -json "$mod" |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("Dir","")); sys.exit(1 if d.get("Error") else 0)')
-	local rc=$?
+	if ! dir=$(cd "$tmp" && GONOSUMDB=$("${p}_nosumdb") go mod download -json "$mod" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("Dir","")); sys.exit(1 if d.get("Error") else 0)'); then
+		rmdir "$tmp"
+		say "$p: go mod download $mod failed"
+		return 1
+	fi
 	rmdir "$tmp"
-	[ "$rc" = 0 ] && [ -d "$dir" ] || { say "$p: go mod download $mod failed"; return 1; }
+	[ -d "$dir" ] || { say "$p: go mod download $mod gave no directory"; return 1; }
 	rm -rf "$work/src/$p" && mkdir -p "$work/src" && cp -r "$dir" "$work/src/$p" &&
 		chmod -R u+w "$work/src/$p" || return 1
 	(cd "$work/src/$p" && go mod download) || { say "$p: go mod download (its modules) failed"; return 1; }
 	echo "$mod" >"$work/src/$p/.fetched"
 }
 
-# build P: P_build in its source tree, into out/P (bin/, tests/).
+# build P: P_build in its source tree, into out/P (bin/, tests/), with
+# GOPROXY=off: a module fetch did not get is an error, not a download that
+# the build's time would count.
 build() {
 	local p=$1 out=$work/out/$1
 	rm -rf "$out" && mkdir -p "$out/bin" "$out/tests" && : >"$out/tests.tsv"
-	(cd "$work/src/$p" && "${p}_build" "$out") >"$work/$p.build.log" 2>&1 ||
+	(cd "$work/src/$p" && GOPROXY=off "${p}_build" "$out") >"$work/$p.build.log" 2>&1 ||
 		{ say "$p: build failed: $work/$p.build.log"; return 1; }
 }
 
@@ -308,19 +313,23 @@ bazel() {
 	rm -rf "$run" && mkdir -p "$run/orig" "$run/keep" && : >"$run/problems.txt" && : >"$run/files.txt"
 	while IFS=$'\t' read -r n prog pkg cgo; do
 		[[ " $* " == *" $prog "* ]] || continue
-		(cd "$work/src/$prog" && CGO_ENABLED=$cgo go build -ldflags=-buildid=redacted \
+		(cd "$work/src/$prog" && CGO_ENABLED=$cgo GOPROXY=off go build -ldflags=-buildid=redacted \
 			-o "$run/orig/bin/$n" "$pkg") >>"$run/build.log" 2>&1 ||
 			{ problem "$n: go build -ldflags=-buildid=redacted failed"; continue; }
 		[ "$(go tool buildid "$run/orig/bin/$n")" = redacted ] ||
 			problem "bin/$n: go tool buildid does not print 'redacted'"
 		echo "bin/$n" >>"$run/files.txt"
 	done < <(bazel_programs)
-	[ "$(wc -l <"$run/files.txt")" -ge 2 ] || { say "bazel: fewer than two programs: skipped"; return 0; }
+	if [ "$(wc -l <"$run/files.txt")" -lt 2 ]; then
+		say "bazel: fewer than two programs: skipped"
+		printf 'skipped\t%s\t-\n' "$(paste -s -d ' ' "$run/files.txt")" >"$work/bazel.tsv"
+		return 0
+	fi
 	while IFS= read -r f; do
 		id=$(note_id "$run/orig/$f")
 		[ -n "$c" ] || c=$id
 		[ -n "$id" ] && [ "$id" = "$c" ] || problem "$f: readelf -n prints '$id', not the first program's $c"
-		"$ebid" show "$run/orig/$f" >"$run/show.out" 2>&1
+		"$ebid" show "$run/orig/$f" >"$run/show.out" 2>&1 || problem "$f: show exited $?"
 		grep -q '^ *gnu-build-id-constant: yes' "$run/show.out" || problem "$f: show does not call its id constant"
 		if "$ebid" verify "$run/orig/$f" >"$run/verify0.out" 2>&1; then
 			problem "$f: verify passes a constant id"
@@ -378,6 +387,7 @@ main() {
 	printf 'program\tmodule\tcache\tfetch_s\tbuild_s\ttests_before\ttests_after\tverdict\tproblems\n' \
 		>"$work/runs.tsv"
 	: >"$work/bazel.tsv"
+	rm -f "$work/bench.tsv"
 	t0=$(date +%s)
 	for a in "${sel[@]}"; do
 		run_program "$a"
@@ -390,7 +400,10 @@ main() {
 	[ "$r" = 2 ] && die "bazel: setup failed"
 	[ "$r" = 0 ] || rc=1
 	if [ "${EBID_SEED_BENCH:-1}" != 0 ] && [[ " ${sel[*]} " == *" gitaly "* ]]; then
-		EBID=$ebid EBID_SEED=$work "$top/scripts/seed-bench" || rc=1
+		EBID=$ebid EBID_SEED=$work EBID_SEED_CACHE=$cache "$top/scripts/seed-bench"
+		r=$?
+		[ "$r" = 2 ] && die "seed-bench: setup failed"
+		[ "$r" = 0 ] || rc=1
 	else
 		say "seed-bench: skipped (EBID_SEED_BENCH=0 or gitaly not built)"
 	fi

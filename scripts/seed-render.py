@@ -4,9 +4,13 @@
 "Real software", the Go programs built from source).
 
 Usage: scripts/seed-render.py WORK SECONDS
+       scripts/seed-render.py --splice DOC TABLE.md
   WORK     check-seed's work directory (results.tsv, runs.tsv, bazel.tsv,
            bench.tsv when scripts/seed-bench ran)
   SECONDS  how long the whole run took
+  --splice puts TABLE.md (build/seed/results.md) between DOC's seed markers,
+           which sit in the "Real software" section before the C projects'
+           table: make compat-doc keeps them, make real-doc leaves them.
 """
 
 import csv
@@ -40,13 +44,40 @@ def tool_versions(top):
     return out
 
 
+BEGIN = "<!-- seed: written by scripts/seed-render.py from build/seed -->"
+END = "<!-- /seed -->"
+
+
+def splice(doc, table):
+    with open(table) as f:
+        body = f.read().strip("\n")
+    with open(doc) as f:
+        text = f.read()
+    b, e = text.find(BEGIN), text.find(END)
+    if not (body.startswith(BEGIN) and body.endswith(END)):
+        print(f"seed-render.py: {table} is not check-seed's table", file=sys.stderr)
+        return 1
+    if b < 0 or e < b:
+        print(f"seed-render.py: {doc} has no seed markers", file=sys.stderr)
+        return 1
+    with open(doc + ".tmp", "w") as f:
+        f.write(text[:b] + body + text[e + len(END):])
+    os.replace(doc + ".tmp", doc)
+    return 0
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--splice":
+        return splice(sys.argv[2], sys.argv[3])
+    if len(sys.argv) != 3:
+        print("usage: seed-render.py WORK SECONDS | --splice DOC TABLE.md", file=sys.stderr)
+        return 64
     work, secs = sys.argv[1], int(sys.argv[2])
     top = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
     res = rows(os.path.join(work, "results.tsv"))
     runs = rows(os.path.join(work, "runs.tsv"))
     p = print
-    p("<!-- seed: written by scripts/seed-render.py from build/seed -->")
+    p(BEGIN)
     p("Tools: " + "; ".join(tool_versions(top)) + ".")
     p("")
     p("| program | module | cache | fetch | build | tests passed before | after | verdict |")
@@ -64,14 +95,22 @@ def main():
           f"{r['tests_before']} | {r['tests_after']} | {r['inject_said']} | {r['kernel_visible']} | "
           f"{r['verify']} | {r['second_inject_noop']} | {r['verdict']} |")
     bz = os.path.join(work, "bazel.tsv")
+    c = None
     if os.path.exists(bz) and os.path.getsize(bz):
         c, files, ids = open(bz).read().rstrip("\n").split("\t")
         p("")
+        if c == "skipped":
+            p("Linked as rules_go links (`-buildid=redacted`): skipped (fewer than two programs ran).")
+            c = None
+    if c:
         p(f"Linked as rules_go links (`-ldflags=-buildid=redacted`): {files.replace(' ', ', ')} "
           f"all carry the GNU id `{c}` (readelf -n); `show` and `verify` call it constant; "
           f"`inject` gives them `{ids.replace(' ', '`, `')}`; `--keep-constant-id` keeps `{c}` "
           "and makes it kernel-visible.")
     bench = rows(os.path.join(work, "bench.tsv"))
+    if not bench:
+        p("")
+        p("Post-link cost (scripts/seed-bench): skipped (EBID_SEED_BENCH=0, Gitaly not built, or it failed).")
     if bench:
         p("")
         p("| post-link cost | link step alone (its action in go build -debug-trace) | whole go build | inject (keeps Go's id: repaired) | ratio | inject -f (hashes the file) | ratio |")
@@ -85,8 +124,9 @@ def main():
     for r in runs:
         if r["verdict"] != "pass":
             p(f"{r['program']}: FAIL: {r['problems']}")
-    p("<!-- /seed -->")
+    p(END)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
