@@ -849,31 +849,3 @@ int ebid_relocs_refuse(const struct ebid_elf *elf, uint64_t lo, uint64_t hi,
 	}
 	return 0;
 }
-
-int ebid_relocs_check_moved(const struct ebid_elf *old,
-			    const struct ebid_elf *new,
-			    const struct ebid_plan *plan, char *err,
-			    size_t errlen)
-{
-	uint64_t lo, size;
-	int ret;
-
-	if (plan->actions & EBID_ACT_MOVE_NOTE) {
-		if (!plan->moved_shndx || plan->moved_shndx >= old->shnum)
-			return ebid_err(err, errlen, -EBID_EVERIFY,
-					"the moved note is not a section of the input");
-		lo = old->shdrs[plan->moved_shndx].addr;
-		size = plan->moved_size;
-	} else if (plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) {
-		if (plan->grown_load >= old->phnum)
-			return ebid_err(err, errlen, -EBID_EVERIFY,
-					"the grown PT_LOAD is not one of the input");
-		lo = old->phdrs[plan->grown_load].vaddr + plan->head_from;
-		size = plan->head_size;
-	} else {
-		return 0;
-	}
-	ret = ebid_relocs_refuse(new, lo, lo + size,
-				 "the moved bytes' old place", err, errlen);
-	return ret ? -EBID_EVERIFY : 0;
-}

@@ -50,15 +50,4 @@ int ebid_relocs_read(struct ebid_elf *elf, const struct ebid_src *src,
 int ebid_relocs_refuse(const struct ebid_elf *elf, uint64_t lo, uint64_t hi,
 		       const char *what, char *err, size_t errlen);
 
-/*
- * The self-check of a moving plan's output (new, relocations read): no
- * relocation of it is applied in, or points into, the old addresses of
- * what moved (the bytes the move released). 0, or -EBID_EVERIFY with err
- * saying what is wrong.
- */
-int ebid_relocs_check_moved(const struct ebid_elf *old,
-			    const struct ebid_elf *new,
-			    const struct ebid_plan *plan, char *err,
-			    size_t errlen);
-
 #endif
