@@ -36,6 +36,16 @@ void ebid_commit_abort(struct ebid_commit *c);
 
 
 /*
+ * A plan's bytes into fd: its patches, its appended bytes (at the end of
+ * the input's bytes, or, with appended, written through O_APPEND and
+ * counted there, so a recovery knows what to drop), then the id. The one
+ * writer of a plan's bytes, for a new file (job/apply.c) and in place
+ * (inplace.c). 0 or -errno.
+ */
+int ebid_write_plan(int fd, const struct ebid_plan *plan,
+		    const unsigned char *id, uint64_t *appended);
+
+/*
  * In-place editing with an undo journal beside the file (inplace.c). The
  * caller holds the file's lock, which makes the journal's name its own.
  */

@@ -300,6 +300,27 @@ static int append_at_end(int fd, const unsigned char *buf, size_t len,
 	return ret;
 }
 
+int ebid_write_plan(int fd, const struct ebid_plan *plan,
+		    const unsigned char *id, uint64_t *appended)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < plan->npatches; i++)
+		ret = ebid_pwrite_full(fd, plan->patches[i].bytes,
+				       plan->patches[i].len,
+				       plan->patches[i].off);
+	if (!ret && plan->append_len && appended)
+		ret = append_at_end(fd, plan->append, plan->append_len,
+				    appended);
+	else if (!ret && plan->append_len)
+		ret = ebid_pwrite_full(fd, plan->append, plan->append_len,
+				       ebid_plan_body_end(plan));
+	if (!ret && plan->fill)
+		ret = ebid_pwrite_full(fd, id, plan->id_len, plan->id_off);
+	return ret;
+}
+
 /*
  * The planned bytes and the id into the file itself, then fsync;
  * *appended: how many appended bytes are in the file.
@@ -309,18 +330,8 @@ static int patch_file(int fd, const struct stat *st,
 		      bool preserve_times, uint64_t *appended, char *err,
 		      size_t errlen)
 {
-	size_t i;
-	int ret = 0;
+	int ret = ebid_write_plan(fd, plan, id, appended);
 
-	for (i = 0; !ret && i < plan->npatches; i++)
-		ret = ebid_pwrite_full(fd, plan->patches[i].bytes,
-				       plan->patches[i].len,
-				       plan->patches[i].off);
-	if (!ret && plan->append_len)
-		ret = append_at_end(fd, plan->append, plan->append_len,
-				    appended);
-	if (!ret && plan->fill)
-		ret = ebid_pwrite_full(fd, id, plan->id_len, plan->id_off);
 	if (!ret && preserve_times) {
 		struct timespec ts[2] = { st->st_atim, st->st_mtim };
 

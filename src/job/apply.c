@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fs/commit.h"
 #include "id/id.h"
 
 #define CHUNK EBID_IO_CHUNK
@@ -167,18 +168,11 @@ static void *copy_worker(void *arg)
 static int write_plan(int fd, const struct ebid_plan *plan,
 		      const unsigned char *id, char *err, size_t errlen)
 {
-	size_t i;
-	int ret = 0;
+	int ret = ebid_write_plan(fd, plan, id, NULL);
 
-	for (i = 0; !ret && i < plan->npatches; i++)
-		ret = write_at(fd, plan->patches[i].bytes, plan->patches[i].len,
-			       plan->patches[i].off, err, errlen);
-	if (!ret && plan->append_len)
-		ret = write_at(fd, plan->append, plan->append_len,
-			       ebid_plan_body_end(plan), err, errlen);
-	if (!ret && plan->fill)
-		ret = write_at(fd, id, plan->id_len, plan->id_off, err, errlen);
-	return ret;
+	return ret ? ebid_err(err, errlen, ret, "write failed: %s",
+			      strerror(-ret))
+		   : 0;
 }
 
 static int apply(const struct ebid_src *src, const struct ebid_plan *plan,
