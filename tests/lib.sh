@@ -524,3 +524,23 @@ mmap2_id_of() {
 		echo none
 	fi
 }
+
+# rewriters_judged KNOWN TSV...: the verdicts of scripts/rewriters-check
+# (column 4; shape in 1, tool in 3) against the failures KNOWN lists
+# (shape, tool, cause): a FAIL it does not list fails the test, and so
+# does a listed one of these shapes that no longer fails (the list and
+# docs/rewriters.md must say what holds).
+rewriters_judged() { # KNOWN TSV...
+	local known=$1 rows
+	shift
+	rows=$(for f in "$@"; do tail -n +2 "$f"; done)
+	t_begin "no rewriter does worse on our file than on its control, but the known ones ($(basename "$known"))"
+	expect_eq "results worse than the control, not known" \
+		"$(awk -F'\t' 'NR == FNR { if ($0 !~ /^#/) k[$1 "\t" $2] = 1; next }
+			$4 == "FAIL" && !(($1 "\t" $3) in k) { print $1, $3, $6 }' "$known" - <<<"$rows")" ""
+	expect_eq "known failures that are gone (update $(basename "$known") and docs/rewriters.md)" \
+		"$(awk -F'\t' 'NR == FNR { if ($0 !~ /^#/) k[$1 "\t" $2] = 1; next }
+			(($1 "\t" $3) in k) && $4 != "FAIL" { print $1, $3, $4 }' "$known" - <<<"$rows")" ""
+	expect_ne "results that pass on both sides" "$(awk -F'\t' '$4 == "ok"' <<<"$rows")" ""
+	t_end
+}
