@@ -513,9 +513,14 @@ def cmd_diffranges(args):
         errors.append("%d insert lines" % len(inserts))
     if inserts:
         at, gap = inserts[0]
-        if at > len(orig) or gap == 0 or gap % 4096:
-            errors.append("insert 0x%x+%d: not inside the input, or not "
-                          "whole pages" % (at, gap))
+        # Whole pages keep the segments after the gap congruent; a gap
+        # behind every segment's bytes moves nothing loaded.
+        segs_end = max((p["offset"] + p["filesz"] for p in Elf(orig).phdrs),
+                       default=0)
+        if at > len(orig) or gap == 0 or (gap % 4096 and at < segs_end):
+            errors.append("insert 0x%x+%d: not inside the input, or neither "
+                          "whole pages nor behind every segment's bytes"
+                          % (at, gap))
         orig = orig[:at] + bytes(gap) + orig[at:]
     allowed = bytearray(max(len(orig), len(new)))
     append_end = len(orig)

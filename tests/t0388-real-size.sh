@@ -136,8 +136,17 @@ for name in real-gcc-lld-pie-nobuildid real-gcc-lld-nopie-nobuildid \
 		[ -n "$doff" ] && [ $((0x$doff)) -ge $((loff)) ] &&
 		[ $((0x$doff - loff)) -eq $((0x$daddr - laddr)) ] &&
 		[ $((0x$doff)) -lt $((loff + lsz)) ]
-	expect_true "$name: the new PT_LOAD not appended past the input's size" \
-		[ $((loff)) -ge "$(stat -c %s "$matrix/$name")" ]
+	# Behind every segment's bytes of the input, and before every
+	# non-allocated section (dwz wants the allocated ones first).
+	segs_end=$(readelf -lW "$matrix/$name" | while read -r _ o _ _ fs _; do
+		[[ "$o" == 0x* ]] && echo $((o + fs)); done | sort -n | tail -n 1)
+	expect_true "$name: the new PT_LOAD ($loff) not behind the input's segments' bytes ($segs_end)" \
+		[ $((loff)) -ge "$segs_end" ]
+	expect_eq "$name: non-allocated sections before the new PT_LOAD's end" \
+		"$(readelf -SW "$f" | sed -n 's/^ *\[ *[0-9]*\] //p' | while read -r sn st _ so _ _ sf _; do
+			[ "$sn" = NULL ] || [ "$st" = NOBITS ] || [[ "$sf" == *A* ]] && continue
+			[ $((0x$so)) -lt $((loff + lsz)) ] && echo "$sn"
+		done)" ""
 	symtab=$(readelf -dW "$f" | awk '$2 == "(SYMTAB)" { print $3 }')
 	expect_eq "$name: DT_SYMTAB is .dynsym's address" "$((symtab))" "$((0x$daddr))"
 	note=$(readelf -lW "$f" | awk '$1 == "NOTE" { print $2, $5; exit }')

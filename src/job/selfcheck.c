@@ -85,7 +85,7 @@ static void expect_shdr(const struct ebid_elf *old,
 {
 	*e = old->shdrs[i];
 	check_renumber_shdr(plan, e);
-	e->offset = ebid_plan_outoff(plan, e->offset);
+	e->offset = ebid_plan_sh_outoff(plan, &old->shdrs[i]);
 	if ((plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) &&
 	    ebid_plan_moved(plan, old, i)) {
 		e->offset += check_moved_off_delta(plan);

@@ -32,8 +32,9 @@
 /* Where the run goes. */
 struct new_load {
 	uint64_t align;         /* the largest PT_LOAD alignment, >= a page */
-	uint64_t pad;           /* zeros appended before the run */
-	uint64_t off, addr;     /* the run's offset (appended) and address */
+	uint64_t pad;           /* zeros before the run */
+	uint64_t off, addr;     /* the run's offset and address */
+	uint64_t at, ins;       /* the gap it goes into (ins 0: appended) */
 };
 
 /* The highest address a segment takes in memory, and the alignment. */
@@ -55,6 +56,43 @@ static int load_top(const struct planner *p, struct new_load *n,
 	if (n->align & (n->align - 1) || n->align > (64u << 10))
 		return refuse(r, REFUSE_NEXT, "the segments' alignment is not a power of two up to 64 KiB");
 	return 0;
+}
+
+/*
+ * Where the run goes in the file: into a gap inserted where the segments'
+ * bytes end, before the sections no segment holds (.comment, .debug_*,
+ * .symtab), so that every allocated section lies before every other one,
+ * as linkers lay them out (dwz gives up on an allocated section behind a
+ * non-allocated one). n->at: where; n->ins: the alignment the gap keeps
+ * for what follows it. False (append at the end) when nothing follows
+ * the segments' bytes or a section straddles their end.
+ */
+static bool load_gap(const struct planner *p, struct new_load *n)
+{
+	const struct ebid_elf *elf = p->elf;
+	uint64_t at = 0, align = 16;
+	size_t i;
+
+	for (i = 0; i < elf->phnum; i++)
+		if (elf->phdrs[i].offset + elf->phdrs[i].filesz > at)
+			at = elf->phdrs[i].offset + elf->phdrs[i].filesz;
+	if (at >= elf->file_size)
+		return false;
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type == SHT_NOBITS || !s->size || s->offset + s->size <= at)
+			continue;
+		if (s->offset < at)
+			return false;
+		if (s->addralign > align)
+			align = s->addralign;
+	}
+	if (align > EBID_PAGE || (align & (align - 1)))
+		return false;
+	n->at = at;
+	n->ins = align;
+	return true;
 }
 
 /* The rules of new-load beyond those it shares with move-head. */
@@ -81,11 +119,13 @@ static int load_rule(const struct planner *p, const struct head_move *h,
 		return ret;
 	if (h->load->vaddr & (n->align - 1))
 		return refuse(r, REFUSE_NEXT, "the first PT_LOAD's address is not aligned to a segment");
-	end = body_end(p) + p->plan->append_len;
+	end = load_gap(p, n) ? n->at : body_end(p) + p->plan->append_len;
 	n->pad = (h->phend - end) & (h->align - 1);
 	if (n->pad < EBID_NEW_LOAD_LEAD)
 		n->pad += ebid_align_up(EBID_NEW_LOAD_LEAD - n->pad, h->align);
 	n->off = end + n->pad;
+	if (n->at)
+		n->ins = ebid_align_up(n->pad + size, n->ins);
 	if (top > mask - 3 * n->align || size > mask - 3 * n->align - top)
 		return refuse(r, REFUSE_NEXT, "the highest segment ends too close to the top of the address space");
 	/* The segment, from its lead, starts an alignment above the top. */
@@ -119,6 +159,40 @@ static int load_append(struct planner *p, const struct head_move *h,
 }
 
 /*
+ * An allocated section at the gap's offset (.bss, an empty
+ * .tm_clone_table) ends the last segment's bytes, which do not move:
+ * planner_insert_gap() moved it with what follows, and it goes back.
+ */
+static void load_keep_nobits(struct planner *p)
+{
+	size_t i;
+
+	for (i = 1; i < p->elf->shnum; i++)
+		p->shdrs[i].offset = ebid_plan_sh_outoff(p->plan,
+							 &p->elf->shdrs[i]);
+}
+
+/* The run's bytes into the inserted gap (zeros around them). */
+static int load_copy(struct planner *p, const struct head_move *h,
+		     const struct new_load *n)
+{
+	size_t size = (size_t)(h->run_end - h->phend);
+	unsigned char *buf = malloc(size ? size : 1);
+	int ret;
+
+	if (!buf)
+		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
+	if (!ebid_elf_head_bytes(p->elf, h->phend, buf, size))
+		ret = ebid_err(p->err, p->errlen, -EBID_EVERIFY,
+			       "internal error: the run to move was not read");
+	else
+		ret = planner_patch(p, n->off, buf, size,
+				    "moved sections (new segment)");
+	free(buf);
+	return ret;
+}
+
+/*
  * The plan: the run appended, its symbols and dynamic entries, its old
  * place released in the first page and cleared past it.
  */
@@ -130,11 +204,20 @@ static int load_apply(struct planner *p, const struct head_move *h,
 	unsigned char *zero;
 	int ret;
 
-	ret = load_append(p, h, n);
+	if (n->ins) {
+		planner_insert_gap(p, n->at, n->ins);
+		p->plan->actions |= EBID_ACT_NEW_LOAD;
+		load_keep_nobits(p);
+		ret = load_copy(p, h, n);
+	} else {
+		ret = load_append(p, h, n);
+	}
 	if (!ret)
-		ret = refs_patch(p, range, daddr, UINT64_MAX, 0);
+		ret = refs_patch(p, range, daddr, n->ins ? n->at : UINT64_MAX,
+				 n->ins);
 	if (!ret && h->tables)
-		ret = refs_patch_dynamic(p, range, daddr, UINT64_MAX, 0);
+		ret = refs_patch_dynamic(p, range, daddr,
+					 n->ins ? n->at : UINT64_MAX, n->ins);
 	if (!ret && h->run_end > cut) {
 		zero = calloc(1, (size_t)(h->run_end - cut));
 		if (!zero)

@@ -11,8 +11,9 @@
 #include "plan/selfcheck.h"
 
 /*
- * EBID_ACT_NEW_LOAD: the run after the program headers was copied to the
- * end of the file (ebid_check_moved_bytes() reads it back, and its old
+ * EBID_ACT_NEW_LOAD: the run after the program headers was copied into a
+ * gap inserted before the sections no segment holds, or to the end of the
+ * file (ebid_check_moved_bytes() reads it back, and its old
  * place past the first page), under a new read-only PT_LOAD that holds
  * exactly it, at file offsets and addresses no other segment uses, after
  * every other PT_LOAD in the table and in memory; the first PT_LOAD is
@@ -51,11 +52,18 @@ static int load_run_place(const struct check *c, char *err, size_t errlen)
 {
 	const struct ebid_elf *old = c->old;
 
+	const struct ebid_plan *plan = c->plan;
+	/* Into the gap inserted before the non-allocated sections, or
+	 * appended. */
+	uint64_t lo = plan->ins_len ? plan->ins_at : plan->in_size;
+	uint64_t hi = plan->ins_len ? plan->ins_at + plan->ins_len
+				    : c->new->file_size;
+
 	if (c->from != old->phoff + old->phnum * c->ent || !c->size ||
-	    c->from + c->size > c->ol->filesz || c->to < c->plan->in_size ||
-	    c->to + c->size > c->new->file_size ||
+	    c->from + c->size > c->ol->filesz ||
+	    c->to < lo + EBID_NEW_LOAD_LEAD || c->to + c->size > hi ||
 	    !check_same_phdr(c->ol, c->nl))
-		return FAIL("the moved run is not the bytes after the program headers, appended, the first PT_LOAD unchanged");
+		return FAIL("the moved run is not the bytes after the program headers, in the inserted gap or appended, the first PT_LOAD unchanged");
 	return 0;
 }
 

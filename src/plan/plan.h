@@ -4,6 +4,8 @@
 #ifndef EBID_PLAN_PLAN_H
 #define EBID_PLAN_PLAN_H
 
+#include <elf.h>
+
 #include "internal.h"
 
 /*
@@ -29,6 +31,21 @@ bool ebid_plan_sym_moves(const struct ebid_plan *plan,
  * (docs/rewriters.md).
  */
 #define EBID_NEW_LOAD_LEAD 16
+
+/*
+ * Where section s of the input is in the output's file: past an inserted
+ * gap, moved with what follows it, but for new-load's allocated sections
+ * at the gap's very offset (.bss, an empty .tm_clone_table), which end
+ * the segment before the gap and stay with it.
+ */
+static inline uint64_t ebid_plan_sh_outoff(const struct ebid_plan *plan,
+					   const struct ebid_shdr *s)
+{
+	if ((plan->actions & EBID_ACT_NEW_LOAD) && plan->ins_len &&
+	    (s->flags & SHF_ALLOC) && s->offset == plan->ins_at)
+		return s->offset;
+	return ebid_plan_outoff(plan, s->offset);
+}
 
 /* Is the value of a dynamic entry with this tag an address (d_ptr)? */
 bool ebid_dyn_is_addr(uint64_t tag);

@@ -746,8 +746,11 @@ static bool plan_sane(const struct ebid_plan *p, char *why, size_t len)
 			 (unsigned long long)p->ins_len, p->append_len);
 		return false;
 	}
+	/* move-head's gap keeps the segments after it congruent (whole
+	 * pages); new-load's lies behind every segment (16 bytes or more). */
 	if (p->ins_len && (!(p->actions & EBID_ACT_INSERT) ||
-			   p->ins_at > p->in_size || p->ins_len % 4096)) {
+			   p->ins_at > p->in_size ||
+			   p->ins_len % ((p->actions & EBID_ACT_NEW_LOAD) ? 16 : 4096))) {
 		snprintf(why, len, "gap of %llu bytes at 0x%llx",
 			 (unsigned long long)p->ins_len,
 			 (unsigned long long)p->ins_at);
@@ -3002,7 +3005,8 @@ static const struct matrix_shape MATRIX_SHAPES[] = {
      * Real-size: the first PT_LOAD runs past the first page, so the
      * freed bytes take the program header and the note (.dynsym
      * moves); a .dynsym of 400 symbols does not fit in the page: it
-     * goes to a new PT_LOAD at the end (new-load).
+     * goes to a new PT_LOAD in a gap before the non-allocated sections
+     * (new-load).
      */
     {"real-gcc-lld-pielibc-nobuildid", 0,
      "add-note,fill,add-pt-note,add-section-name,insert-gap,move-head",
@@ -3017,14 +3021,14 @@ static const struct matrix_shape MATRIX_SHAPES[] = {
      * new-load takes the run.
      */
     {"real-gcc-mold-shlib-nobuildid", 0,
-     "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load",
+     "add-note,fill,add-pt-note,add-section-name,insert-gap,new-load",
      false},
-    {"real-gcc-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", true},
-    {"real-gcc-lld-nopie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-    {"real-clang-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-    {"real-gcc-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-    {"real-clang-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
-    {"real-gcc-gold-shlib-nobuildid", 0, "add-note,fill,add-pt-note,move-section-headers,add-section-name,new-load", false},
+    {"real-gcc-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,add-section-name,insert-gap,new-load", true},
+    {"real-gcc-lld-nopie-nobuildid", 0, "add-note,fill,add-pt-note,add-section-name,insert-gap,new-load", false},
+    {"real-clang-lld-pie-nobuildid", 0, "add-note,fill,add-pt-note,add-section-name,insert-gap,new-load", false},
+    {"real-gcc-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,add-section-name,insert-gap,new-load", false},
+    {"real-clang-lld-shlib-nobuildid", 0, "add-note,fill,add-pt-note,add-section-name,insert-gap,new-load", false},
+    {"real-gcc-gold-shlib-nobuildid", 0, "add-note,fill,add-pt-note,add-section-name,insert-gap,new-load", false},
 };
 
 /*
