@@ -15,6 +15,15 @@
 #   SEED=...          which programs: nats sqlite gitaly (the default: all)
 #   EBID_SEED_CACHE=DIR  the cache elsewhere (kept across clean checkouts)
 #   make seed-doc     put build/seed/results.md into docs/compatibility.md
+#   make check-seed-redeploy  a redeploy of Gitaly under load
+#                     (scripts/seed-redeploy): release 1 (16.10.3) profiled
+#                     with perf record while git clones run through it,
+#                     release 2 (16.11.0) moved over its path and
+#                     restarted; the old profile read again, without and
+#                     with inject + link; audit of both profiles; audit
+#                     --running --rescue of the replaced, running release.
+#                     Results in build/seed-redeploy/results.md; shares
+#                     EBID_SEED_CACHE with check-seed
 # Needs the Go module proxy (GOPROXY), go, gcc, readelf, perf, python3.
 # Not run by .ci/run: cold, it downloads about 1.5 GB of modules.
 
@@ -25,6 +34,12 @@ SEED ?=
 check-seed: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)EBID=$(BUILD)/elf-buildid scripts/check-seed.sh $(SEED)
+
+.PHONY: check-seed-redeploy
+
+check-seed-redeploy: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)EBID=$(BUILD)/elf-buildid scripts/seed-redeploy
 
 .PHONY: seed-doc
 
