@@ -113,11 +113,12 @@ def main():
         p("Post-link cost (scripts/seed-bench): skipped (EBID_SEED_BENCH=0, Gitaly not built, or it failed).")
     if bench:
         p("")
-        p("| post-link cost | link step alone (its action in go build -debug-trace) | whole go build | inject (keeps Go's id: repaired) | ratio | inject -f (hashes the file) | ratio |")
-        p("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        p("| post-link cost | link step alone (its action in go build -debug-trace) | whole go build | inject (keeps Go's id: repaired) | ratio | inject -f (hashes the file) | ratio | inject --in-place | ratio |")
+        p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for b in bench:
             p(f"| `{b['file']}` ({int(b['size']):,} bytes, median of {b['runs']}) | {b['link_ms']} ms | "
-              f"{b['go_build_ms']} ms | {b['inject_ms']} ms | {b['ratio']} | {b['inject_f_ms']} ms | {b['ratio_f']} |")
+              f"{b['go_build_ms']} ms | {b['inject_ms']} ms | {b['ratio']} | {b['inject_f_ms']} ms | {b['ratio_f']} | "
+              f"{b.get('inject_in_place_ms', '-')} ms | {b.get('ratio_in_place', '-')} |")
     bad = [r for r in res if r["verdict"] != "pass"]
     p("")
     p(f"{len(res) - len(bad)} of {len(res)} files passed every check.")
