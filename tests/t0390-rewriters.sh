@@ -25,9 +25,15 @@ require_tool
 
 matrix=${EBID_MATRIX:-$TOP/build/matrix}
 shapes=(c-gcc-gold-pie c-gcc-gold-shlib c-gcc-lld-pie c-clang-mold-shlib go-amd64 gonow-amd64)
+# Each shape with its control (rewriters-check skips a shape without one).
 need_shapes c-gcc-gold-pie-nobuildid c-gcc-gold-pie-buildid \
-	c-gcc-gold-shlib-nobuildid c-gcc-lld-pie-nobuildid c-clang-mold-shlib-nobuildid \
-	go-amd64 go-amd64-bid gonow-amd64 loader
+	c-gcc-gold-shlib-nobuildid c-gcc-gold-shlib-buildid \
+	c-gcc-lld-pie-nobuildid c-gcc-lld-pie-buildid \
+	c-clang-mold-shlib-nobuildid c-clang-mold-shlib-buildid \
+	go-amd64 go-amd64-bid gonow-amd64
+t_begin "the matrix's loader is there (build-matrix.sh builds it with the C shapes)"
+expect_true "no $matrix/loader" test -x "$matrix/loader"
+t_end
 
 for t in patchelf eu-strip eu-unstrip eu-elflint llvm-strip-14 llvm-objcopy-14 strip objcopy dwz readelf ld.bfd; do
 	if ! have "$t"; then
