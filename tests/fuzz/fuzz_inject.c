@@ -77,10 +77,18 @@ static void check_plan_shape(const struct ebid_plan *plan)
 			finding("patch lies past the end of the input");
 		prev_end = pt->off + pt->len;
 	}
-	if (plan->ins_len && (!(plan->actions & EBID_ACT_INSERT) ||
-			      plan->ins_at > plan->in_size ||
-			      plan->ins_len % 4096 || plan->ins_len > (64u << 10)))
-		finding("a gap that is not whole pages inside the input");
+	/* move-head's gap: whole pages, at most 64 KiB; new-load's, behind
+	 * every segment's bytes: 16-byte multiples, the run (at most 64 KiB
+	 * past the first page) and its padding. */
+	if (plan->ins_len && (plan->actions & EBID_ACT_NEW_LOAD)
+		    ? (!(plan->actions & EBID_ACT_INSERT) ||
+		       plan->ins_at > plan->in_size || plan->ins_len % 16 ||
+		       plan->ins_len > (128u << 10))
+		    : plan->ins_len && (!(plan->actions & EBID_ACT_INSERT) ||
+					plan->ins_at > plan->in_size ||
+					plan->ins_len % 4096 ||
+					plan->ins_len > (64u << 10)))
+		finding("a gap that is not whole pages inside the input, nor new-load's behind the segments");
 	if (plan->out_size != plan->in_size + plan->ins_len + plan->append_len)
 		finding("out_size is not in_size plus the gap and the append");
 	if (plan->append_len && !plan->append)
