@@ -286,6 +286,7 @@ void planner_insert_gap(struct planner *p, uint64_t at, uint64_t ins)
 int planner_move_start(struct planner *p, const char *no_move_why,
 		       struct ebid_phdr **load, size_t *li, struct refusal *r)
 {
+	uint64_t last;
 	long i;
 
 	if (p->opts->no_move)
@@ -297,6 +298,18 @@ int planner_move_start(struct planner *p, const char *no_move_why,
 	*li = (size_t)i;
 	if ((*load)->filesz != (*load)->memsz)
 		return refuse(r, REFUSE_NEXT, "the first PT_LOAD has bytes in memory beyond the file");
+	/*
+	 * The moves reason about "the next segment" and put a new PT_LOAD
+	 * last; the loaders (and the gABI) want PT_LOADs in ascending
+	 * address order, and a table that is not is no layout to reason on.
+	 */
+	for (last = 0, i = 0; i < (long)p->phnum; i++) {
+		if (p->phdrs[i].type != PT_LOAD)
+			continue;
+		if (p->phdrs[i].vaddr < last)
+			return refuse(r, REFUSE_NEXT, "the PT_LOADs are not in ascending address order");
+		last = p->phdrs[i].vaddr;
+	}
 	return 0;
 }
 
