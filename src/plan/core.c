@@ -250,6 +250,27 @@ int planner_copy_headers(struct planner *p)
 }
 
 /*
+ * Can a gap of ins bytes go in at input offset at: does every file offset
+ * from there on (program and section headers, e_shoff, the file's size)
+ * still fit in the ELF class's offset field once moved up by ins?
+ */
+bool planner_gap_fits(const struct planner *p, uint64_t at, uint64_t ins)
+{
+	uint64_t max = p->elf->elfclass == ELFCLASS64 ? UINT64_MAX : 0xffffffffu;
+	size_t i;
+
+	if (ins > max || p->elf->file_size > max - ins)
+		return false;
+	for (i = 0; i < p->phnum; i++)
+		if (p->phdrs[i].offset >= at && p->phdrs[i].offset > max - ins)
+			return false;
+	for (i = 1; i < p->shnum; i++)
+		if (p->shdrs[i].offset >= at && p->shdrs[i].offset > max - ins)
+			return false;
+	return !(p->shnum && p->shoff >= at && p->shoff > max - ins);
+}
+
+/*
  * Makes room in the file: ins zero bytes at input offset at, every file
  * offset from there on moved up by ins. Addresses do not change, and ins
  * is a multiple of every segment's alignment, so offsets stay congruent

@@ -119,6 +119,8 @@ static int head_gap(const struct planner *p, struct head_move *h,
 	 */
 	if (planner_described_end(p) < elf->file_size)
 		return refuse(r, REFUSE_NEXT, "data follows everything the headers describe (an appended payload?), and a gap would move it");
+	if (!planner_gap_fits(p, h->next, h->ins))
+		return refuse(r, REFUSE_NEXT, "a file offset behind the gap would not fit the ELF class's offset field");
 	return 0;
 }
 

@@ -126,6 +126,8 @@ static int load_rule(const struct planner *p, const struct head_move *h,
 	n->off = end + n->pad;
 	if (n->at)
 		n->ins = ebid_align_up(n->pad + size, n->ins);
+	if (n->at && !planner_gap_fits(p, n->at, n->ins))
+		return refuse(r, REFUSE_NEXT, "a file offset behind the gap would not fit the ELF class's offset field");
 	if (top > mask - 3 * n->align || size > mask - 3 * n->align - top)
 		return refuse(r, REFUSE_NEXT, "the highest segment ends too close to the top of the address space");
 	/* The segment, from its lead, starts an alignment above the top. */

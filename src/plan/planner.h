@@ -153,6 +153,7 @@ int64_t planner_alloc(const struct planner *p, uint64_t len, uint64_t align,
 		      bool need_load, bool high);
 const struct ebid_phdr *planner_load_of(const struct planner *p,
 					uint64_t off, uint64_t len);
+bool planner_gap_fits(const struct planner *p, uint64_t at, uint64_t ins);
 void planner_insert_gap(struct planner *p, uint64_t at, uint64_t ins);
 int planner_no_room(struct planner *p, const char *why);
 uint64_t planner_described_end(const struct planner *p);
