@@ -209,6 +209,41 @@ enum ebid_run_status ebid_head_run(const struct ebid_elf *elf, uint64_t phend,
 	return EBID_RUN_OK;
 }
 
+/*
+ * The addresses from the end of the program header table to the end of
+ * the movable sections that follow it in file order (up to the first
+ * other one), as the PT_LOAD at offset 0 maps them, padding included: a
+ * fact of the layout. The reader collects the symbols that point there;
+ * which of these sections move, and where, is the planner's. Empty without such a PT_LOAD, or with more
+ * than EBID_HEAD_CAND_MAX sections in the first page (move-head refuses those).
+ */
+void ebid_head_window(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t phend = elf->phoff +
+			 (uint64_t)elf->phnum * ebid_phent(elf->elfclass);
+	uint64_t end = phend;
+	long li = ebid_first_load(elf->phdrs, elf->phnum);
+	const struct ebid_phdr *load;
+	size_t cand[EBID_HEAD_CAND_MAX], n, k;
+
+	*lo = *hi = 0;
+	if (li < 0 || ebid_head_run(elf, phend, true, cand, &n) != EBID_RUN_OK)
+		return;
+	load = &elf->phdrs[li];
+	for (k = 0; k < n &&
+		    ebid_movable(&elf->shdrs[cand[k]], NULL) != EBID_MOVE_NONE;
+	     k++)
+		if (elf->shdrs[cand[k]].offset + elf->shdrs[cand[k]].size > end)
+			end = elf->shdrs[cand[k]].offset +
+			      elf->shdrs[cand[k]].size;
+	if (end > load->filesz)
+		end = load->filesz;
+	if (end <= phend)
+		return;
+	*lo = load->vaddr + phend;
+	*hi = load->vaddr + end;
+}
+
 const struct ebid_ehdr_layout ebid_ehdr_layouts[2] = {
 	{ .size = 52, .phoff = 28, .shoff = 32, .phentsize = 42, .phnum = 44,
 	  .shentsize = 46, .shnum = 48, .shstrndx = 50, .addr = 4 },

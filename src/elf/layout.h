@@ -101,4 +101,12 @@ enum ebid_run_status {
 enum ebid_run_status ebid_head_run(const struct ebid_elf *elf, uint64_t phend,
 				   bool skip_overlap, size_t *cand, size_t *n);
 
+/*
+ * The addresses [*lo, *hi) of the movable sections that follow the program
+ * header table (ebid_head_run(), up to the first other section), as the
+ * PT_LOAD at offset 0 maps them, padding included; 0, 0 when there are
+ * none or more than EBID_HEAD_CAND_MAX.
+ */
+void ebid_head_window(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi);
+
 #endif

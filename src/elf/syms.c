@@ -3,7 +3,8 @@
  * What points into the sections a plan may move, for the planner to move
  * with them and for the self-check to prove moved: the dynamic table
  * (elf->dyn) and the symbols of those sections (elf->note_syms), over the
- * addresses move-head's run may reach (head_span()).
+ * addresses of the run of movable sections after the program headers
+ * (ebid_head_window(), elf/layout.c).
  */
 #include <elf.h>
 #include <errno.h>
@@ -120,38 +121,6 @@ static int read_dynamic(struct ebid_elf *elf, const struct ebid_src *src,
 		elf->dyn_bad = true;
 	free(buf);
 	return 0;
-}
-
-/*
- * The addresses from the end of the program header table to the end of
- * the movable sections that follow it in file order (up to the first
- * other one), as the PT_LOAD at offset 0 maps them: what move-head may
- * move, padding included. Empty without such a PT_LOAD, or with more
- * than EBID_HEAD_CAND_MAX sections in the first page (move-head refuses those).
- */
-static void head_span(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
-{
-	uint64_t phend = elf->phoff +
-			 (uint64_t)elf->phnum * ebid_phent(elf->elfclass);
-	uint64_t end = phend;
-	long li = ebid_first_load(elf->phdrs, elf->phnum);
-	const struct ebid_phdr *load;
-	size_t cand[EBID_HEAD_CAND_MAX], n, k;
-
-	*lo = *hi = 0;
-	if (li < 0 || ebid_head_run(elf, phend, true, cand, &n) != EBID_RUN_OK)
-		return;
-	load = &elf->phdrs[li];
-	for (k = 0; k < n && page_movable(&elf->shdrs[cand[k]]); k++)
-		if (elf->shdrs[cand[k]].offset + elf->shdrs[cand[k]].size > end)
-			end = elf->shdrs[cand[k]].offset +
-			      elf->shdrs[cand[k]].size;
-	if (end > load->filesz)
-		end = load->filesz;
-	if (end <= phend)
-		return;
-	*lo = load->vaddr + phend;
-	*hi = load->vaddr + end;
 }
 
 /* The movable-section span and the symbol entry size for collect_sym(). */
@@ -273,7 +242,7 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 			any++;
 	if (!any)
 		return 0;
-	head_span(elf, &sc.span_lo, &sc.span_hi);
+	ebid_head_window(elf, &sc.span_lo, &sc.span_hi);
 	/* A caller may have set a wider window (the self-check of new-load). */
 	if (sc.span_hi > elf->span_hi)
 		elf->span_hi = sc.span_hi;
