@@ -6,7 +6,8 @@
 # read). It must flag each bad example in tests/lint/ with its pattern and
 # only there, pass the good one, and find nothing in tests/*.sh. And
 # tests/lint/layers.py: no file in src/ includes a header of a folder
-# that docs/hacking.md's table of layers does not allow it; and
+# that docs/hacking.md's table of layers does not allow it, nor names a
+# plan in elf/; and
 # tests/lint/sizes.py: no .c file in src/ over 900 lines, no function in
 # src/ over 80, none of the tests' or helpers' over 120.
 . "$(dirname "$0")/lib.sh"
@@ -32,15 +33,17 @@ t_end
 
 # The layers: every include in src/ by docs/hacking.md's table (issue 29).
 layers=$TOP/tests/lint/layers.py
-t_begin "layers.py flags an include of a folder above the file's own, and internal.h in cli/"
+t_begin "layers.py flags an include of a folder above the file's own, internal.h in cli/, a plan read in elf/"
 mkdir -p "$SCRATCH/tree/src/elf" "$SCRATCH/tree/src/cli" "$SCRATCH/tree/docs"
 cp "$TOP/docs/hacking.md" "$SCRATCH/tree/docs/"
 printf '#include "internal.h"\n#include "elf/layout.h"\n#include "job/check.h"\n' >"$SCRATCH/tree/src/elf/up.c"
+printf 'int f(const struct ebid_plan *plan);\n' >"$SCRATCH/tree/src/elf/reads.c"
 printf '#include "cli/cli.h"\n#include "internal.h"\n' >"$SCRATCH/tree/src/cli/in.c"
 expect_exit 1 python3 "$layers" "$SCRATCH/tree"
-expect_match "the upward include" "$out" '^src/elf/up\.c:3: includes "job/check\.h"'
-expect_match "internal.h in cli/" "$out" '^src/cli/in\.c:2: includes "internal\.h"'
-expect_eq "findings" "$(wc -l <<<"$out")" 2
+expect_match "the upward include" "$out" '^src/elf/up\.c:3: uses "job/check\.h"'
+expect_match "internal.h in cli/" "$out" '^src/cli/in\.c:2: uses "internal\.h"'
+expect_match "a plan read in elf/" "$out" '^src/elf/reads\.c:1: uses "struct ebid_plan"'
+expect_eq "findings" "$(wc -l <<<"$out")" 3
 t_end
 
 t_begin "layers.py finds nothing in src/, by the table in docs/hacking.md"
