@@ -206,9 +206,13 @@ static int load_apply(struct planner *p, const struct head_move *h,
 	unsigned char *zero;
 	int ret;
 
+	/*
+	 * Set first: with a gap, ebid_plan_sh_outoff() keeps the allocated
+	 * sections at the gap's offset from here on (load_keep_nobits()).
+	 */
+	p->plan->actions |= EBID_ACT_NEW_LOAD;
 	if (n->ins) {
 		planner_insert_gap(p, n->at, n->ins);
-		p->plan->actions |= EBID_ACT_NEW_LOAD;
 		load_keep_nobits(p);
 		ret = load_copy(p, h, n);
 	} else {
@@ -232,7 +236,6 @@ static int load_apply(struct planner *p, const struct head_move *h,
 		return ret;
 	planner_mark(p, h->phend, cut - h->phend, B_RELEASED);
 	head_shift_headers(p, h, n->off - h->phend, daddr);
-	p->plan->actions |= EBID_ACT_NEW_LOAD;
 	p->plan->head_from = h->phend;
 	p->plan->head_to = n->off;
 	p->plan->head_size = h->run_end - h->phend;
