@@ -59,13 +59,18 @@ static int cmp_ranked(const void *x, const void *y)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* The input's table is in the linkers' order. */
+/* The input's table is in the linkers' order (worked out once a plan). */
 int planner_input_in_order(struct planner *p, bool *yes)
 {
 	const struct ebid_elf *elf = p->elf;
-	struct ranked *r = calloc(elf->shnum, sizeof(*r));
+	struct ranked *r;
 	size_t i;
 
+	if (p->order_known) {
+		*yes = p->in_order;
+		return 0;
+	}
+	r = calloc(elf->shnum ? elf->shnum : 1, sizeof(*r));
 	if (!r)
 		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
 	rank_all(elf->shdrs, elf->shnum, r);
@@ -73,6 +78,8 @@ int planner_input_in_order(struct planner *p, bool *yes)
 	for (i = 2; i < elf->shnum && *yes; i++)
 		*yes = cmp_ranked(&r[i - 1], &r[i]) < 0;
 	free(r);
+	p->order_known = true;
+	p->in_order = *yes;
 	return 0;
 }
 
@@ -159,38 +166,14 @@ static int reorder_headers(struct planner *p, const size_t *map)
 }
 
 /*
- * What the output holds at [off, off + len): buf comes in with the
- * input's bytes there, and gets the patches' and appended bytes on top.
- * covered[k] is set for each byte a patch or the append gives.
+ * Calls fn for each piece of [off, off + len) that a patch or the append
+ * gives: the planned bytes there, the piece's place in the range, and
+ * its length.
  */
-static void output_bytes(const struct planner *p, uint64_t off,
-			 unsigned char *buf, size_t len, unsigned char *covered)
-{
-	const struct ebid_plan *plan = p->plan;
-	uint64_t end = off + len, be = body_end(p), lo, hi;
-	size_t i;
-
-	for (i = 0; i < plan->npatches; i++) {
-		const struct ebid_patch *pt = &plan->patches[i];
-
-		lo = pt->off > off ? pt->off : off;
-		hi = pt->off + pt->len < end ? pt->off + pt->len : end;
-		if (lo >= hi)
-			continue;
-		memcpy(buf + (lo - off), pt->bytes + (lo - pt->off), hi - lo);
-		memset(covered + (lo - off), 1, hi - lo);
-	}
-	lo = off > be ? off : be;
-	hi = be + plan->append_len < end ? be + plan->append_len : end;
-	if (lo < hi) {
-		memcpy(buf + (lo - off), plan->append + (lo - be), hi - lo);
-		memset(covered + (lo - off), 1, hi - lo);
-	}
-}
-
-/* The inverse of output_bytes(): new bytes into patches and the append. */
-static void write_covered(struct planner *p, uint64_t off,
-			  const unsigned char *buf, size_t len)
+static void each_planned(struct planner *p, uint64_t off, size_t len,
+			 void (*fn)(unsigned char *planned, size_t at,
+				    size_t n, void *ctx),
+			 void *ctx)
 {
 	struct ebid_plan *plan = p->plan;
 	uint64_t end = off + len, be = body_end(p), lo, hi;
@@ -202,13 +185,36 @@ static void write_covered(struct planner *p, uint64_t off,
 		lo = pt->off > off ? pt->off : off;
 		hi = pt->off + pt->len < end ? pt->off + pt->len : end;
 		if (lo < hi)
-			memcpy(pt->bytes + (lo - pt->off), buf + (lo - off),
-			       hi - lo);
+			fn(pt->bytes + (lo - pt->off), lo - off, hi - lo, ctx);
 	}
 	lo = off > be ? off : be;
 	hi = be + plan->append_len < end ? be + plan->append_len : end;
 	if (lo < hi)
-		memcpy(plan->append + (lo - be), buf + (lo - off), hi - lo);
+		fn(plan->append + (lo - be), lo - off, hi - lo, ctx);
+}
+
+/* A range's bytes, and which of them the plan gives (covered). */
+struct range_bytes {
+	unsigned char *buf, *covered;
+};
+
+/* each_planned(): the planned bytes over the input's, marked covered. */
+static void read_planned(unsigned char *planned, size_t at, size_t n,
+			 void *ctx)
+{
+	struct range_bytes *rb = ctx;
+
+	memcpy(rb->buf + at, planned, n);
+	memset(rb->covered + at, 1, n);
+}
+
+/* each_planned(): the range's new bytes into the patches and the append. */
+static void write_planned(unsigned char *planned, size_t at, size_t n,
+			  void *ctx)
+{
+	const struct range_bytes *rb = ctx;
+
+	memcpy(planned, rb->buf + at, n);
 }
 
 /*
@@ -254,11 +260,14 @@ static int renumber_table(struct planner *p, const struct ebid_itab *t,
 		ret = ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
+	/* The output's bytes there: the input's, under what the plan gives. */
 	memcpy(was, t->bytes, t->len);
-	output_bytes(p, s->offset, was, t->len, covered);
+	each_planned(p, s->offset, t->len, read_planned,
+		     &(struct range_bytes){ was, covered });
 	memcpy(new, was, t->len);
 	ebid_itab_renumber(p->elf, t, map, p->shnum, 0, new, t->len);
-	write_covered(p, s->offset, new, t->len);
+	each_planned(p, s->offset, t->len, write_planned,
+		     &(struct range_bytes){ new, NULL });
 	ret = patch_changes(p, s->offset, was, new, covered, t->len,
 			    "section indices renumbered");
 out:

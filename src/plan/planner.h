@@ -60,6 +60,7 @@ struct planner {
 	uint64_t name_off;              /* sh_name of the new section */
 	size_t shstrndx;                /* the name table's number, once
 					 * order.c numbered the sections */
+	bool order_known, in_order;     /* planner_input_in_order(), once */
 
 	uint64_t note_off;              /* the GNU note's header */
 	size_t desc_len;
