@@ -392,6 +392,25 @@ require_deps() {
 	t_done
 }
 
+# require_cmds GROUP CMD...: skip the whole script unless every CMD is on
+# PATH (scripts/install-deps.sh GROUP installs them).
+require_cmds() {
+	local group=$1 t
+	shift
+	for t in "$@"; do
+		have "$t" && continue
+		t_skip "$T_NAME" "$t not installed (scripts/install-deps.sh $group)"
+		t_done
+	done
+}
+
+# private_home: HOME and TMPDIR of the script's own, under $SCRATCH, for
+# the packaging tools that write there.
+private_home() {
+	export HOME=$SCRATCH/home TMPDIR=$SCRATCH/tmp
+	mkdir -p "$HOME" "$TMPDIR"
+}
+
 # build_locked NAME CMD...: run CMD, a build into a path that tests share,
 # holding the lock NAME (one for each such path: matrix for build/matrix,
 # fixtures, kit for build/fixtures/kit, fuzz, robust): tests/run.sh runs

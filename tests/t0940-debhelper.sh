@@ -25,8 +25,7 @@ require_deps pkg
 require_fixtures plain
 . "$TOP/tests/debuginfod-lib.sh"
 
-export HOME=$SCRATCH/home TMPDIR=$SCRATCH/tmp
-mkdir -p "$HOME" "$TMPDIR"
+private_home
 export GOPROXY=off GOFLAGS= GOWORK=off CGO_ENABLED=0
 unset DEB_BUILD_OPTIONS DEB_BUILD_PROFILES DH_VERBOSE DH_OPTIONS DH_INTERNAL_OPTIONS
 # The changelog's date; dpkg-buildpackage would derive the same.

@@ -19,15 +19,9 @@
 . "$(dirname "$0")/lib.sh"
 require_tool
 require_deps pkg
-for t in dwz ld.lld dpkg-buildpackage dh; do
-	if ! have "$t"; then
-		t_skip "$T_NAME" "$t not installed (scripts/install-deps.sh pkg)"
-		t_done
-	fi
-done
+require_cmds pkg dwz ld.lld dpkg-buildpackage dh
 
-export HOME=$SCRATCH/home TMPDIR=$SCRATCH/tmp
-mkdir -p "$HOME" "$TMPDIR"
+private_home
 unset DEB_BUILD_OPTIONS DEB_BUILD_PROFILES DH_VERBOSE DH_OPTIONS DH_INTERNAL_OPTIONS
 export SOURCE_DATE_EPOCH=1796083200
 ADDON=$TOP/packaging/debian

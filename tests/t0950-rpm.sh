@@ -19,8 +19,7 @@
 require_tool
 require_deps pkg
 
-export HOME=$SCRATCH/home TMPDIR=$SCRATCH/tmp
-mkdir -p "$HOME" "$TMPDIR"
+private_home
 export GOPROXY=off GOFLAGS= GOWORK=off CGO_ENABLED=0
 MACROS=$TOP/packaging/rpm/macros.elf-buildid
 

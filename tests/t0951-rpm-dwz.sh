@@ -20,15 +20,9 @@
 . "$(dirname "$0")/lib.sh"
 require_tool
 require_deps pkg
-for t in dwz ld.lld rpmbuild; do
-	if ! have "$t"; then
-		t_skip "$T_NAME" "$t not installed (scripts/install-deps.sh pkg)"
-		t_done
-	fi
-done
+require_cmds pkg dwz ld.lld rpmbuild
 
-export HOME=$SCRATCH/home TMPDIR=$SCRATCH/tmp
-mkdir -p "$HOME" "$TMPDIR"
+private_home
 MACROS=$TOP/packaging/rpm/macros.elf-buildid
 
 # write_spec FILE LDFLAGS INJECT
