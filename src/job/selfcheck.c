@@ -237,9 +237,50 @@ static int check_loads(const struct check *c, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A note the plan added has the section header it planned, at the address
+ * where a PT_LOAD maps its bytes: readers by address (gdb, eu-unstrip,
+ * eu-elflint) follow sh_addr, and check_shdrs() looks only at the input's
+ * sections.
+ */
+static int check_new_section(const struct check *c, char *err,
+			     size_t errlen)
+{
+	const struct ebid_elf *new = c->new;
+	const struct ebid_plan *plan = c->plan;
+	uint64_t off = plan->id_off - 16;
+	uint64_t size = ebid_gnu_note_size(plan->id_len);
+	const struct ebid_shdr *s;
+	size_t i;
+
+	if (!(plan->actions & EBID_ACT_ADD_NOTE))
+		return 0;
+	if (!new->gnu.shndx || new->gnu.shndx >= new->shnum)
+		return FAIL("the new note has no section");
+	s = &new->shdrs[new->gnu.shndx];
+	if (s->type != SHT_NOTE || s->flags != SHF_ALLOC || s->offset != off ||
+	    s->size != size || s->addralign != 4 || s->link || s->info ||
+	    s->entsize)
+		return FAIL("section header [%zu] of the new note is not the planned one",
+			    new->gnu.shndx);
+	for (i = 0; i < new->phnum; i++) {
+		const struct ebid_phdr *l = &new->phdrs[i];
+
+		if (l->type == PT_LOAD && l->offset <= off &&
+		    off + size <= l->offset + l->filesz)
+			break;
+	}
+	if (i == new->phnum ||
+	    s->addr != new->phdrs[i].vaddr + (off - new->phdrs[i].offset))
+		return FAIL("section header [%zu] of the new note: sh_addr 0x%llx is not where a PT_LOAD maps its bytes",
+			    new->gnu.shndx, (unsigned long long)s->addr);
+	return 0;
+}
+
 static const check_fn result_checks[] = {
-	check_size,   check_view,   check_id,    check_counts, check_moves,
-	check_relocs, check_shdrs,  check_phdrs, check_loads,
+	check_size,   check_view,   check_id,    check_counts,
+	check_new_section, check_moves, check_relocs, check_shdrs,
+	check_phdrs,  check_loads,
 };
 
 int ebid_elf_read_output(struct ebid_elf *new, const struct ebid_src *src,
