@@ -2481,13 +2481,23 @@ static bool head_tamper_pointer(const struct head_case *c, size_t k,
 		}
 		break;
 	case 5:
+		/* Its number in the output: the table may be renumbered. */
 		if (c->interp) {
-			unsigned char *sh = t->p + shoff + c->interp * 64;
+			unsigned char *sh = t->p + shoff +
+					    ebid_plan_shndx(plan, c->interp) * 64;
 
 			put_le(sh + 16, 8, get_le(sh + 16, 8) - c->delta);
 			done = true;
 		}
 		break;
+	case 10: {
+		unsigned char *sh = t->p + shoff +
+				    ebid_plan_shndx(plan, c->elf.shnum) * 64;
+
+		put_le(sh + 16, 8, get_le(sh + 16, 8) + 4096);
+		done = true;
+		break;
+	}
 	case 8:
 		for (i = 0; i < plan->npatches; i++)
 			if (strstr(plan->patches[i].what, "dynamic entry")) {
@@ -2568,6 +2578,7 @@ static void move_head_tampered(const char *name, const struct buf *in)
 	    "the next PT_LOAD's p_offset not moved by the gap",
 	    "a moved table's dynamic entry left at the old address",
 	    "a relocation pointing at the run's old place",
+	    "the new note's sh_addr a page off its PT_LOAD's",
 	};
 	struct head_case c = {
 	    .name = name,
