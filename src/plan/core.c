@@ -467,6 +467,80 @@ static int refused_all(struct planner *p, const struct strategy *table,
 
 #define STRATEGY_MAX 8
 
+/*
+ * patchelf's rewrite of a non-PIE program (rewriteSectionsExecutable(),
+ * 0.14 to 0.18) carries into its new first page only the sections that
+ * come, in file order, before the first SHT_PROGBITS other than .interp
+ * and before the one after .dynstr; the rest it shifts a page up, out of
+ * the page that kernels before 6.12 read the id from. Linkers put their
+ * note there (bfd behind .note.gnu.property, gold and lld behind
+ * .interp). Does the planned note lie there too? Asked only of an
+ * ET_EXEC with a .dynstr (patchelf's path); true for any other file.
+ */
+static bool patchelf_carries(const struct planner *p)
+{
+	uint64_t stop = UINT64_MAX;
+	bool dynamic = false;
+	size_t i;
+
+	if (p->elf->type != ET_EXEC)
+		return true;
+	for (i = 1; i < p->elf->shnum; i++) {
+		const struct ebid_shdr *s = &p->shdrs[i];
+		const char *name = p->elf->shdrs[i].name_str;
+		bool dynstr = s->type == SHT_STRTAB && name &&
+			      !strcmp(name, ".dynstr");
+
+		if (!(s->flags & SHF_ALLOC) || s->type == SHT_NOBITS || !s->size)
+			continue;
+		dynamic |= dynstr;
+		if ((dynstr || (s->type == SHT_PROGBITS &&
+				!(name && !strcmp(name, ".interp")))) &&
+		    s->offset < stop)
+			stop = s->offset;
+	}
+	return !dynamic || p->note_off < stop;
+}
+
+/*
+ * Row i placed the note; where patchelf would leave it behind, the first
+ * row from i on with early_note, tried again with the note right after
+ * the program headers (p->note_early), is taken instead where it places
+ * the note and patchelf carries it (its index in *i; else *i as it was).
+ * p comes back from snapshot s as the row taken left it.
+ */
+static int prefer_early_note(struct planner *p, const struct strategy *table,
+			     size_t n, const struct snapshot *s, size_t *i)
+{
+	struct refusal r;
+	char why[EBID_ERRLEN];
+	size_t j;
+	int ret;
+
+	if (patchelf_carries(p))
+		return 0;
+	for (j = *i; j < n && !table[j].early_note; j++)
+		;
+	if (j == n)
+		return 0;
+	snapshot_restore(p, s);
+	memset(&r, 0, sizeof(r));
+	p->note_early = true;
+	ret = table[j].try_place(p, &r);
+	p->note_early = false;
+	if (!ret && ebid_loads_no_worse(p->elf->phdrs, p->elf->phnum,
+					p->phdrs, p->phnum, why, sizeof(why)) &&
+	    patchelf_carries(p)) {
+		*i = j;
+		return 0;
+	}
+	if (ret < 0 && ret != PLAN_REFUSED)
+		return ret;
+	snapshot_restore(p, s);
+	memset(&r, 0, sizeof(r));
+	return table[*i].try_place(p, &r);
+}
+
 int planner_run(struct planner *p, const struct strategy *table, size_t n)
 {
 	struct refusal r[STRATEGY_MAX];
@@ -490,6 +564,8 @@ int planner_run(struct planner *p, const struct strategy *table, size_t n)
 						     sizeof(r[i].buf));
 		if (loads)
 			ret = refuse(&r[i], REFUSE_NEXT, r[i].buf);
+		if (!ret)
+			ret = prefer_early_note(p, table, n, s, &i);
 		if (ret != PLAN_REFUSED)
 			break;
 		snapshot_restore(p, s);
@@ -506,21 +582,22 @@ int planner_run(struct planner *p, const struct strategy *table, size_t n)
  * The placements of a new note, in order: a PT_NOTE that grows over the
  * gap below it (Go), a PT_NOTE of its own, a note moved out of the way,
  * the sections after the program headers moved out of the way, and
- * last moved into a PT_LOAD of their own at the end of the file.
+ * last moved into a PT_LOAD of their own at the end of the file. In a
+ * non-PIE program with a .dynstr, move-head comes before an earlier row
+ * whose note patchelf would leave behind (prefer_early_note()).
  */
 const struct strategy plan_new_note[] = {
-	{ "extend-pt-note", strategy_extend_pt_note, "" },
-	{ "add-pt-note", strategy_add_pt_note, "" },
-	{ "move-note", strategy_move_note, "no note can move: " },
+	{ "extend-pt-note", strategy_extend_pt_note, "", false },
+	{ "add-pt-note", strategy_add_pt_note, "", false },
+	{ "move-note", strategy_move_note, "no note can move: ", false },
 	{ "move-head", strategy_move_head,
-	  "the sections after the program headers cannot move: " },
-	{ "new-load", strategy_new_load,
-	  "nor go to a new PT_LOAD: " },
+	  "the sections after the program headers cannot move: ", true },
+	{ "new-load", strategy_new_load, "nor go to a new PT_LOAD: ", false },
 };
 const size_t plan_new_note_n = ARRAY_SIZE(plan_new_note);
 
 /* Making a note that is there visible to the kernel. */
 const struct strategy plan_cover_note[] = {
-	{ "repair-coverage", strategy_repair_coverage, "" },
+	{ "repair-coverage", strategy_repair_coverage, "", false },
 };
 const size_t plan_cover_note_n = ARRAY_SIZE(plan_cover_note);

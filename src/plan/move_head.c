@@ -211,6 +211,7 @@ static int head_rule(struct planner *p, struct head_move *h,
 	int ret;
 
 	h->nph = 1;
+	h->note_early = p->note_early;
 	ret = head_find(p, h, range, r);
 	if (!ret)
 		ret = head_room(p, h, r);

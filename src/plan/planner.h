@@ -61,6 +61,7 @@ struct planner {
 	size_t shstrndx;                /* the name table's number, once
 					 * order.c numbered the sections */
 	bool order_known, in_order;     /* planner_input_in_order(), once */
+	bool note_early;                /* prefer_early_note() is trying */
 
 	uint64_t note_off;              /* the GNU note's header */
 	size_t desc_len;
@@ -125,6 +126,12 @@ struct strategy {
 	strategy_fn try_place;
 	/* Put before a REFUSE_NEXT sentence in the final message. */
 	const char *lead;
+	/*
+	 * Puts the note right after the program headers: preferred over an
+	 * earlier row whose note patchelf would leave behind (core.c,
+	 * patchelf_carries()).
+	 */
+	bool early_note;
 };
 
 /* The tables, in the order they are tried (core.c). */
@@ -208,13 +215,15 @@ struct head_move {
 					 * must take (1; new-load: 2) */
 	bool past_page;                 /* the run may leave the first page
 					 * (new-load) */
+	bool note_early;                /* the freed bytes take the note too
+					 * (core.c, prefer_early_note()) */
 };
 
 /*
  * The run after the program headers and every rule of it that move-head
  * and new-load share (--no-move, its sections, contents, headers,
  * symbols, relocations and dynamic entries): 0 with h and range filled,
- * or a refusal. h->nph and h->past_page are the caller's.
+ * or a refusal. h->nph, h->past_page and h->note_early are the caller's.
  */
 int head_find(struct planner *p, struct head_move *h,
 	      struct moved_range *range, struct refusal *r);

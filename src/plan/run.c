@@ -29,9 +29,10 @@ static bool in_section(const struct ebid_elf *elf, uint64_t j)
  * notes, then dynamic tables (.gnu.hash, .dynsym, ...) only while the
  * bytes freed so far cannot take a program header. Where the note cannot
  * go behind the first PT_LOAD in the first page (it runs past it, or ends
- * too close to its end), the freed bytes must take the note too, so
- * tables join until they take both. new-load's freed bytes take two
- * program headers and always the note.
+ * too close to its end), or where patchelf would leave it behind there
+ * (h->note_early), the freed bytes must take the note too, so tables
+ * join until they take both. new-load's freed bytes take two program
+ * headers and always the note.
  */
 static bool head_wants_table(const struct planner *p,
 			     const struct head_move *h, uint64_t off)
@@ -41,7 +42,8 @@ static bool head_wants_table(const struct planner *p,
 
 	if (off - h->phend < ent)
 		return true;
-	return (h->past_page || h->load->filesz + len > EBID_PAGE) &&
+	return (h->past_page || h->note_early ||
+		h->load->filesz + len > EBID_PAGE) &&
 	       ebid_align_up(h->phend + ent, 4) + len > off;
 }
 

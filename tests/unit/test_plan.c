@@ -3020,8 +3020,9 @@ static const struct matrix_shape MATRIX_SHAPES[] = {
      "add-note,fill,add-section-name,move-note", true},
     {"c-gcc-bfd-static-nobuildid", 0,
      "add-note,fill,add-section-name,move-note", true},
+    /* Non-PIE with a .dynstr: move-head, which patchelf carries. */
     {"c-clang-gold-nopie-nobuildid", 0,
-     "add-note,fill,add-section-name,move-note", false},
+     "add-note,fill,add-pt-note,add-section-name,move-head", false},
     {"trail-c-gcc-bfd-pie-nobuildid", 0,
      "add-note,fill,move-section-headers,add-section-name,move-note",
      false},
