@@ -24,9 +24,10 @@
 require_tool
 
 matrix=${EBID_MATRIX:-$TOP/build/matrix}
-shapes=(c-gcc-gold-pie c-gcc-gold-shlib c-gcc-lld-pie c-clang-mold-shlib go-amd64 gonow-amd64)
+shapes=(c-gcc-bfd-nopie c-gcc-gold-pie c-gcc-gold-shlib c-gcc-lld-pie c-clang-mold-shlib go-amd64 gonow-amd64)
 # Each shape with its control (rewriters-check skips a shape without one).
-need_shapes c-gcc-gold-pie-nobuildid c-gcc-gold-pie-buildid \
+need_shapes c-gcc-bfd-nopie-nobuildid c-gcc-bfd-nopie-buildid \
+	c-gcc-gold-pie-nobuildid c-gcc-gold-pie-buildid \
 	c-gcc-gold-shlib-nobuildid c-gcc-gold-shlib-buildid \
 	c-gcc-lld-pie-nobuildid c-gcc-lld-pie-buildid \
 	c-clang-mold-shlib-nobuildid c-clang-mold-shlib-buildid \
@@ -74,6 +75,22 @@ ntools=$(python3 -c 'import runpy, sys; print(len(runpy.run_path(sys.argv[1], ru
 expect_eq "rows: one per shape and tool" \
 	"$(tail -n +2 "$SCRATCH/m.tsv" | wc -l) $(tail -n +2 "$SCRATCH/nl.tsv" | wc -l)" \
 	"$((${#shapes[@]} * ntools)) $ntools"
+t_end
+
+# Inject after patchelf on a non-PIE: patchelf maps a whole first page
+# read-write with its moved sections at the start and zeros behind them;
+# move-note takes the ABI tag and the new note into that unused tail (the
+# first PT_LOAD does not grow). The self-check refuses each tampered
+# output of that plan (tests/unit/test_plan.c, --file).
+t_begin "inject after patchelf on a bfd non-PIE: move-note into the first PT_LOAD's tail, tampered outputs refused"
+pe=$SCRATCH/pe-nopie
+cp "$matrix/c-gcc-bfd-nopie-nobuildid" "$pe"
+expect_exit 0 patchelf --set-rpath /opt/x "$pe"
+expect_exit 0 "$EBID" inject --dry-run "$pe"
+expect_match "plan" "$(head -n 1 <<<"$out")" ': add-note,fill,add-section-name,move-note$'
+expect_exit 0 "$EBID_BUILD/unit/test_plan" --file "$pe" add-note,fill,add-section-name,move-note
+expect_match "the tampered outputs" "$out" 'ok [0-9]+ - .*: the self-check refuses an output with the first PT_LOAD.s p_memsz beyond p_filesz'
+expect_eq "failed cases" "$(grep -c '^not ok' <<<"$out")" 0
 t_end
 
 # rewriters_judged TSV...: every row against tests/rewriters-known.tsv.

@@ -71,6 +71,8 @@ struct note_move {
 	struct ebid_phdr *load, *pt;    /* the first PT_LOAD, the PT_NOTE */
 	size_t li, pi, m;               /* their indexes; the section's */
 	uint64_t to, end, from, size;
+	bool inside;                    /* into the first PT_LOAD's unused
+					 * tail, which does not grow */
 };
 
 /* Does a program header other than a PT_LOAD and ph's own overlap ph? */
@@ -139,31 +141,86 @@ static int check_growth(const struct planner *p, const struct note_move *n,
 	return 0;
 }
 
+/*
+ * Where the first PT_LOAD's bytes end in the file that a section or
+ * another program header holds: what follows, up to its p_filesz, is a
+ * tail nothing uses (patchelf maps a whole first page that way).
+ */
+static uint64_t load_used_end(const struct planner *p,
+			      const struct ebid_phdr *load)
+{
+	const struct ebid_elf *elf = p->elf;
+	uint64_t end = elf->phoff + (uint64_t)elf->phnum * ebid_phent(elf->elfclass);
+	size_t i;
+
+	for (i = 1; i < elf->shnum; i++) {
+		const struct ebid_shdr *s = &elf->shdrs[i];
+
+		if (s->type != SHT_NOBITS && s->size &&
+		    s->offset < load->filesz && s->offset + s->size > end)
+			end = s->offset + s->size;
+	}
+	for (i = 0; i < elf->phnum; i++) {
+		const struct ebid_phdr *ph = &elf->phdrs[i];
+
+		if (ph->type != PT_LOAD && ph->filesz &&
+		    ph->offset < load->filesz && ph->offset + ph->filesz > end)
+			end = ph->offset + ph->filesz;
+	}
+	return end;
+}
+
+/*
+ * Where the moved note and the new one go: behind the first PT_LOAD,
+ * which grows over them; or, where it cannot grow (it ends at or past the
+ * first page), into the tail of it that nothing uses, which stays as it
+ * is. 0, or the refusal of the first.
+ */
+static int note_dest(struct planner *p, struct note_move *n,
+		     struct refusal *r)
+{
+	uint64_t len = ebid_gnu_note_size(p->desc_len);
+	uint64_t tail;
+
+	n->to = ebid_align_up(n->load->filesz, 4);
+	n->end = n->to + n->size + len;
+	if (n->load->filesz < p->page)
+		return check_growth(p, n, r);
+	tail = ebid_align_up(load_used_end(p, n->load), 4);
+	if (tail + n->size + len <= n->load->filesz &&
+	    planner_range_free(p, tail, n->size + len, true)) {
+		n->to = tail;
+		n->end = tail + n->size + len;
+		n->inside = true;
+		return 0;
+	}
+	return refuse(r, REFUSE_NEXT, "the first PT_LOAD runs past the first page");
+}
+
 /* Finds the note to move and checks the rule: 0, or a refusal. */
 static int note_rule(struct planner *p, struct note_move *n,
 		     struct refusal *r)
 {
 	const struct ebid_elf *elf = p->elf;
-	uint64_t len = ebid_gnu_note_size(p->desc_len);
 	int ret;
 
 	ret = planner_move_start(p, "--no-move forbids moving a note",
 				 &n->load, &n->li, r);
 	if (ret)
 		return ret;
-	if (n->load->filesz >= p->page)
-		return refuse(r, REFUSE_NEXT, "the first PT_LOAD runs past the first page");
-	n->to = ebid_align_up(n->load->filesz, 4);
 	find_lone_note(p, n);
+	if (!n->m && n->load->filesz >= p->page)
+		return refuse(r, REFUSE_NEXT, "the first PT_LOAD runs past the first page");
 	if (!n->m)
 		return refuse(r, REFUSE_NEXT, "no 4-aligned note with a PT_NOTE to itself to move");
+	if (!is_abi_tag(p, n->m) && n->load->filesz >= p->page)
+		return refuse(r, REFUSE_NEXT, "the first PT_LOAD runs past the first page");
 	if (!is_abi_tag(p, n->m))
 		return refuse(r, REFUSE_NEXT, "the note with a PT_NOTE to itself is not a lone GNU ABI tag (.note.ABI-tag)");
 	n->pt = &p->phdrs[n->pi];
 	n->from = n->pt->offset;
 	n->size = n->pt->filesz;
-	n->end = n->to + n->size + len;
-	ret = check_growth(p, n, r);
+	ret = note_dest(p, n, r);
 	if (ret)
 		return ret;
 	if (!elf->note_syms_read || elf->note_syms_over)
@@ -192,12 +249,16 @@ static int note_apply(struct planner *p, const struct note_move *n,
 	if (ret)
 		return ret;
 	planner_mark(p, n->from, n->size, B_CLAIMED);
-	planner_mark(p, load->filesz, n->end - load->filesz, B_CLAIMED);
 	pt->offset = n->to;
 	pt->vaddr = load->vaddr + n->to;
 	pt->paddr = load->paddr + n->to;
 	pt->filesz = pt->memsz = n->size + ebid_gnu_note_size(p->desc_len);
-	load->filesz = load->memsz = n->end;
+	if (n->inside) {
+		planner_mark(p, n->to, n->end - n->to, B_CLAIMED);
+	} else {
+		planner_mark(p, load->filesz, n->end - load->filesz, B_CLAIMED);
+		load->filesz = load->memsz = n->end;
+	}
 	p->shdrs[n->m].offset = n->to;
 	p->shdrs[n->m].addr = load->vaddr + n->to;
 	p->note_off = n->to + n->size;

@@ -16,7 +16,9 @@
  * the PT_NOTE covers it and the new note and nothing else, the first
  * PT_LOAD grew (p_filesz and p_memsz only) over zero padding that stays in
  * the first page and before every other segment, in the file and in
- * memory. The first step: the plan's indices name headers of the input
+ * memory; or, where the two notes lie inside it (its unused tail), it did
+ * not change and no section or other header of the input held those
+ * bytes. The first step: the plan's indices name headers of the input
  * and the output; fills c's move fields.
  */
 static int note_move_headers(struct check *c, char *err, size_t errlen)
@@ -109,10 +111,24 @@ static int note_moved_pt(const struct check *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* Where the notes went: inside the first PT_LOAD as it was. */
+static bool note_inside(const struct check *c)
+{
+	return c->end <= c->ol->filesz;
+}
+
+/* The bytes the notes took that the first PT_LOAD did not hold for them. */
+static uint64_t note_claim_lo(const struct check *c)
+{
+	return note_inside(c) ? c->to : c->ol->filesz;
+}
+
 static int note_load_grew(const struct check *c, char *err, size_t errlen)
 {
-	if (!check_load_grew_to(c->ol, c->nl, c->end) || c->ol->filesz > c->to)
-		return FAIL("the first PT_LOAD did not grow over exactly the moved and the new note");
+	if (note_inside(c) ? !check_same_phdr(c->ol, c->nl)
+			   : !check_load_grew_to(c->ol, c->nl, c->end) ||
+				     c->ol->filesz > c->to)
+		return FAIL("the first PT_LOAD did not grow over exactly the moved and the new note, nor hold them unchanged");
 	return 0;
 }
 
@@ -120,10 +136,18 @@ static int note_grown_were_zero(const struct check *c, char *err,
 				size_t errlen)
 {
 	uint64_t j;
+	size_t i;
 
-	for (j = c->ol->filesz; j < c->end; j++)
+	for (j = note_claim_lo(c); j < c->end; j++)
 		if (c->old->head[j])
-			return FAIL("the first PT_LOAD grew over bytes that were not zero");
+			return FAIL("the notes took bytes that were not zero");
+	for (i = 1; note_inside(c) && i < c->old->shnum; i++) {
+		const struct ebid_shdr *s = &c->old->shdrs[i];
+
+		if (s->type != SHT_NOBITS && s->size && s->offset < c->end &&
+		    s->offset + s->size > c->to)
+			return FAIL("the notes took bytes of section [%zu]", i);
+	}
 	return 0;
 }
 
@@ -142,7 +166,7 @@ static int note_others_clear(const struct check *c, char *err, size_t errlen)
 		    check_load_reaches_growth(o, c->ol, c->nl, c->end))
 			return FAIL("the grown first PT_LOAD reaches another segment");
 		if (i != c->pi && o->type != PT_LOAD &&
-		    o->offset < c->end && o->offset + o->filesz > c->ol->filesz)
+		    o->offset < c->end && o->offset + o->filesz > note_claim_lo(c))
 			return FAIL("the grown bytes were under another program header");
 		if (i != c->pi && o->type != PT_LOAD &&
 		    o->offset < c->from + c->size &&
