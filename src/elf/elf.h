@@ -31,7 +31,9 @@ int ebid_elf_read_note_syms(struct ebid_elf *elf, const struct ebid_src *src,
 /*
  * Tables of section indices (itabs.c): .symtab, .dynsym and
  * SHT_SYMTAB_SHNDX, read whole by ebid_elf_read() for a file without a
- * GNU note (elf->itabs), found by section number.
+ * GNU note whose section headers are in the linkers' order (the planner
+ * renumbers no other: ebid_shdrs_in_order()), in elf->itabs, found by
+ * section number.
  */
 bool ebid_itab_type(uint32_t type);
 int ebid_elf_read_itabs(struct ebid_elf *elf, const struct ebid_src *src,

@@ -749,7 +749,9 @@ int ebid_elf_read(struct ebid_elf *elf, const struct ebid_src *src, char *err,
 	/* Only a file without a GNU note may need a note moved. */
 	if (!ret && !elf->gnu.present)
 		ret = ebid_elf_read_note_syms(elf, src, err, errlen);
-	if (!ret && !elf->gnu.present)
+	/* The planner renumbers only a table in the linkers' order. */
+	if (!ret && !elf->gnu.present &&
+	    ebid_shdrs_in_order(elf->shdrs, elf->shnum))
 		ret = ebid_elf_read_itabs(elf, src, err, errlen);
 	if (!ret && !elf->gnu.present)
 		ret = read_pad(elf, src, err, errlen);

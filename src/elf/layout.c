@@ -244,6 +244,25 @@ void ebid_head_window(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 	*hi = load->vaddr + end;
 }
 
+bool ebid_shdrs_in_order(const struct ebid_shdr *s, size_t n)
+{
+	bool prev_unalloc = false, unalloc;
+	uint64_t prev_off = 0, off;
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		unalloc = s[i].type == SHT_NOBITS ? prev_unalloc
+						  : !(s[i].flags & SHF_ALLOC);
+		off = s[i].type == SHT_NOBITS ? prev_off : s[i].offset;
+		if (i > 1 && ((prev_unalloc && !unalloc) ||
+			      (prev_unalloc == unalloc && prev_off > off)))
+			return false;
+		prev_unalloc = unalloc;
+		prev_off = off;
+	}
+	return true;
+}
+
 const struct ebid_ehdr_layout ebid_ehdr_layouts[2] = {
 	{ .size = 52, .phoff = 28, .shoff = 32, .phentsize = 42, .phnum = 44,
 	  .shentsize = 46, .shnum = 48, .shstrndx = 50, .addr = 4 },

@@ -109,4 +109,13 @@ enum ebid_run_status ebid_head_run(const struct ebid_elf *elf, uint64_t phend,
  */
 void ebid_head_window(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi);
 
+/*
+ * Is the section header table s[0..n) in the order linkers write it: the
+ * allocated sections first, then the others, each group in file order (a
+ * SHT_NOBITS section, whose offset means nothing, keeps its place after
+ * the one before it)? The planner renumbers only such a table
+ * (plan/order.c), so the reader reads the tables of indices only for one.
+ */
+bool ebid_shdrs_in_order(const struct ebid_shdr *s, size_t n);
+
 #endif

@@ -59,28 +59,10 @@ static int cmp_ranked(const void *x, const void *y)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* The input's table is in the linkers' order (worked out once a plan). */
-int planner_input_in_order(struct planner *p, bool *yes)
+/* The input's table is in the linkers' order (elf/layout.c). */
+bool planner_input_in_order(const struct planner *p)
 {
-	const struct ebid_elf *elf = p->elf;
-	struct ranked *r;
-	size_t i;
-
-	if (p->order_known) {
-		*yes = p->in_order;
-		return 0;
-	}
-	r = calloc(elf->shnum ? elf->shnum : 1, sizeof(*r));
-	if (!r)
-		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");
-	rank_all(elf->shdrs, elf->shnum, r);
-	*yes = true;
-	for (i = 2; i < elf->shnum && *yes; i++)
-		*yes = cmp_ranked(&r[i - 1], &r[i]) < 0;
-	free(r);
-	p->order_known = true;
-	p->in_order = *yes;
-	return 0;
+	return ebid_shdrs_in_order(p->elf->shdrs, p->elf->shnum);
 }
 
 /* Every table of section indices was read whole. */
@@ -295,15 +277,14 @@ int planner_order_shdrs(struct planner *p)
 {
 	const struct ebid_elf *elf = p->elf;
 	size_t *map;
-	bool moved = false, in_order = false;
+	bool moved = false;
 	int ret;
 
 	p->shstrndx = elf->shstrndx;
 	if (p->shnum < 3 || p->shnum >= SHN_LORESERVE || !itabs_read(elf))
 		return 0;
-	ret = planner_input_in_order(p, &in_order);
-	if (ret || !in_order)
-		return ret;
+	if (!planner_input_in_order(p))
+		return 0;
 	map = calloc(p->shnum, sizeof(*map));
 	if (!map)
 		return ebid_err(p->err, p->errlen, -ENOMEM, "out of memory");

@@ -60,7 +60,6 @@ struct planner {
 	uint64_t name_off;              /* sh_name of the new section */
 	size_t shstrndx;                /* the name table's number, once
 					 * order.c numbered the sections */
-	bool order_known, in_order;     /* planner_input_in_order(), once */
 	bool note_early;                /* prefer_early_note() is trying */
 
 	uint64_t note_off;              /* the GNU note's header */
@@ -243,7 +242,7 @@ int plan_existing(struct planner *p);
  * that renumbering of input section shndx's bytes.
  */
 int planner_order_shdrs(struct planner *p);
-int planner_input_in_order(struct planner *p, bool *yes);
+bool planner_input_in_order(const struct planner *p);
 bool planner_renumbered_own(const struct planner *p,
 			    const struct ebid_patch *pt, size_t shndx);
 

@@ -61,9 +61,7 @@ int planner_place_name(struct planner *p)
 	size_t nlen = sizeof(name); /* with its NUL */
 	uint64_t end = st->offset + st->size;
 	const char *hit;
-	bool in_order;
 	int64_t off;
-	int ret;
 
 	hit = memmem(elf->shstrtab, elf->shstrtab_size, name, nlen);
 	if (hit) {
@@ -110,10 +108,8 @@ int planner_place_name(struct planner *p)
 	 * 1.19's holds .shstrtab among the allocated sections) takes the
 	 * first page's gap first, where debugedit and eu-strip -f keep it.
 	 */
-	ret = planner_input_in_order(p, &in_order);
-	if (ret)
-		return ret;
-	off = in_order ? -1 : planner_alloc(p, p->shstrtab_len, 1, false, false);
+	off = planner_input_in_order(p) ? -1
+		: planner_alloc(p, p->shstrtab_len, 1, false, false);
 	if (off >= 0) {
 		p->shstrtab_place = PLACE_IN_PAGE;
 		p->shstrtab_off = (uint64_t)off;

@@ -323,6 +323,38 @@ static void test_layout(void)
 	   "layout: the reader leaves such a section out");
 }
 
+/* The linkers' order of section headers (ebid_shdrs_in_order()). */
+static void test_order(void)
+{
+	/* [0] null; .interp, .text, .bss (mold: offset 0), .data, .comment. */
+	struct ebid_shdr s[6] = {
+		{0},
+		{.type = SHT_PROGBITS, .flags = SHF_ALLOC, .offset = 0x318},
+		{.type = SHT_PROGBITS, .flags = SHF_ALLOC, .offset = 0x1000},
+		{.type = SHT_NOBITS, .flags = SHF_ALLOC, .offset = 0},
+		{.type = SHT_PROGBITS, .flags = SHF_ALLOC, .offset = 0x2000},
+		{.type = SHT_PROGBITS, .offset = 0x2100},
+	};
+
+	ok(ebid_shdrs_in_order(s, 6),
+	   "order: allocated sections in file order, then the others; a NOBITS offset 0 keeps its place");
+	s[5].offset = 0x1800;
+	ok(ebid_shdrs_in_order(s, 6),
+	   "order: the non-allocated sections come after the allocated ones in the table, whatever their offsets");
+	s[5].offset = 0x2100;
+	s[4].flags = 0;
+	s[5].flags = SHF_ALLOC;
+	ok(!ebid_shdrs_in_order(s, 6),
+	   "order: an allocated section after a non-allocated one is out of order");
+	s[4].flags = SHF_ALLOC;
+	s[5].flags = 0;
+	s[2].offset = 0x3000;
+	ok(!ebid_shdrs_in_order(s, 6),
+	   "order: an allocated section at a higher offset than the next is out of order");
+	ok(ebid_shdrs_in_order(s, 2) && ebid_shdrs_in_order(s, 1),
+	   "order: a table of one section, or none, is in order");
+}
+
 int main(void)
 {
 	test_bytes();
@@ -332,6 +364,7 @@ int main(void)
 	test_kernel();
 	test_elf_head();
 	test_layout();
+	test_order();
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }
