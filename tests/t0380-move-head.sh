@@ -36,6 +36,7 @@ case "${EBID_SHAPES:-}" in
 exe)
 	shapes=(c-gcc-lld-pie-nobuildid c-gcc-lld-nopie-nobuildid
 		c-clang-lld-pie-nobuildid c-clang-lld-nopie-nobuildid
+		c-gcc-bfd-nopie-nobuildid c-clang-gold-nopie-nobuildid
 		c-gcc-mold-pie-nobuildid c-gcc-mold-nopie-nobuildid
 		c-clang-mold-pie-nobuildid c-clang-mold-nopie-nobuildid
 		go-amd64-linkext-nobuildid go-amd64-cgo-external-nobuildid)
@@ -128,6 +129,37 @@ lib_moved() { # SECTIONS PHDR-TABLE-END PHENTSIZE
 		[ "$typ" != NOBITS ] && [[ "$fl" == *A* ]] && [ $((size)) -gt 0 ] &&
 			[ $((off)) -ge "$2" ] && echo "$((off)) $name"
 	done <<<"$1" | sort -n | awk -v end="$2" -v ent="$3" '$1 - end >= ent { exit } { print $2 }'
+}
+
+# The sections inject moved in an executable (sections as sections() prints
+# them, before and after): .interp and every note that follow the program
+# header table, and the dynamic tables that follow those in file order
+# while their address changed. A non-PIE program with a .dynstr gets them
+# moved too where patchelf would leave the note behind a shorter run
+# (docs/build-id.md: move-head takes tables until the freed bytes hold the
+# note too). So the moved ones are a prefix of the sections after the
+# table, of those kinds; the check below then proves every other section
+# kept its address. Whether a table had to move is the planner's: not
+# judged here.
+exe_moved() { # SECTIONS-BEFORE SECTIONS-AFTER PHDR-TABLE-END
+	local name typ addr off size fl now
+	while read -r _ name typ addr off size fl; do
+		[ "$typ" != NOBITS ] && [[ "$fl" == *A* ]] && [ $((size)) -gt 0 ] &&
+			[ $((off)) -ge "$3" ] && echo "$((off)) $name $typ $addr"
+	done <<<"$1" | sort -n | while read -r _ name typ addr; do
+		if [ "$name" = .interp ] || [[ "$name" == .note.* ]]; then
+			echo "$name"
+			continue
+		fi
+		case "$typ" in
+		GNU_HASH | HASH | DYNSYM | VERSYM | VERNEED | VERDEF) ;;
+		STRTAB) [ "$name" = .dynstr ] || break ;;
+		*) break ;;
+		esac
+		now=$(awk -v n="$name" '$2 == n { print $4; exit }' <<<"$2")
+		[ -n "$now" ] && [ $((now)) != $((addr)) ] || break
+		echo "$name"
+	done
 }
 
 # The end of the program header table and the size of one header.
@@ -320,8 +352,9 @@ for s in "${shapes[@]}"; do
 		# shellcheck disable=SC2046 # the two numbers
 		mapfile -t moved < <(lib_moved "$so" $(phdr_table "$orig"))
 	else
-		# The moved sections: .interp and every note of the input.
-		mapfile -t moved < <(awk '$2 == ".interp" || $2 ~ /^\.note\./ { print $2 }' <<<"$so")
+		# The moved sections: .interp, every note, tables behind them.
+		read -r ph_end _ < <(phdr_table "$orig")
+		mapfile -t moved < <(exe_moved "$so" "$sn" "$ph_end")
 	fi
 	# The first PT_LOAD, before and after.
 	read -r _ _ l0_off _ _ l0_fsz _ _ _ < <(awk '$2 == "LOAD" { print; exit }' <<<"$po")
