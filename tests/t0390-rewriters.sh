@@ -93,6 +93,37 @@ expect_match "the tampered outputs" "$out" 'ok [0-9]+ - .*: the self-check refus
 expect_eq "failed cases" "$(grep -c '^not ok' <<<"$out")" 0
 t_end
 
+# The same file with .bss moved (sh_addr, sh_size) over that tail: where
+# the first PT_LOAD maps a SHT_NOBITS section, the file's bytes are its
+# contents, so the notes may not go there (move-note took it at first).
+t_begin "inject after patchelf: a NOBITS section over the first page's tail keeps the notes out"
+cp "$pe" "$pe-bss"
+cat >"$SCRATCH/bss.py" <<'PY'
+import struct, sys
+path = sys.argv[1]
+d = bytearray(open(path, "rb").read())
+shoff, = struct.unpack_from("<Q", d, 0x28)
+shnum, shstrndx = struct.unpack_from("<HH", d, 0x3c)
+names = struct.unpack_from("<Q", d, shoff + 64 * shstrndx + 24)[0]
+load = None
+phoff, = struct.unpack_from("<Q", d, 0x20)
+for i in range(struct.unpack_from("<H", d, 0x38)[0]):
+    t, _, off, va, _, fsz, _, _ = struct.unpack_from("<IIQQQQQQ", d, phoff + 56 * i)
+    if t == 1 and off == 0:
+        load = (va, fsz)
+for i in range(shnum):
+    o = shoff + 64 * i
+    n, = struct.unpack_from("<I", d, o)
+    if d[names + n:d.index(0, names + n)] == b".bss":
+        struct.pack_into("<Q", d, o + 16, load[0] + 0x680)
+        struct.pack_into("<Q", d, o + 32, load[1] - 0x680)
+open(path, "wb").write(d)
+PY
+expect_exit 0 python3 "$SCRATCH/bss.py" "$pe-bss"
+expect_exit 2 "$EBID" inject --dry-run "$pe-bss"
+expect_match "refusal" "$err" 'no note can move: the first PT_LOAD runs past the first page'
+t_end
+
 # rewriters_judged TSV...: every row against tests/rewriters-known.tsv.
 rewriters_judged "$TOP/tests/rewriters-known.tsv" "$SCRATCH/m.tsv" "$SCRATCH/nl.tsv"
 

@@ -144,21 +144,37 @@ static int check_growth(const struct planner *p, const struct note_move *n,
 /*
  * Where the first PT_LOAD's bytes end in the file that a section or
  * another program header holds: what follows, up to its p_filesz, is a
- * tail nothing uses (patchelf maps a whole first page that way).
+ * tail nothing uses (patchelf maps a whole first page that way). A
+ * SHT_NOBITS section counts by its addresses: where the PT_LOAD maps it,
+ * the file's bytes are its contents (patchelf leaves mold's .bss there).
  */
 static uint64_t load_used_end(const struct planner *p,
 			      const struct ebid_phdr *load)
 {
 	const struct ebid_elf *elf = p->elf;
 	uint64_t end = elf->phoff + (uint64_t)elf->phnum * ebid_phent(elf->elfclass);
+	uint64_t at;
 	size_t i;
 
 	for (i = 1; i < elf->shnum; i++) {
 		const struct ebid_shdr *s = &elf->shdrs[i];
 
-		if (s->type != SHT_NOBITS && s->size &&
-		    s->offset < load->filesz && s->offset + s->size > end)
-			end = s->offset + s->size;
+		if (!s->size)
+			continue;
+		if (s->type == SHT_NOBITS) {
+			if (!(s->flags & SHF_ALLOC) || s->addr < load->vaddr ||
+			    s->addr - load->vaddr >= load->memsz)
+				continue;
+			at = s->addr - load->vaddr;
+			if (s->size > UINT64_MAX - at)
+				return UINT64_MAX;
+		} else {
+			at = s->offset;
+			if (at >= load->filesz)
+				continue;
+		}
+		if (at + s->size > end)
+			end = at + s->size;
 	}
 	for (i = 0; i < elf->phnum; i++) {
 		const struct ebid_phdr *ph = &elf->phdrs[i];
@@ -186,8 +202,9 @@ static int note_dest(struct planner *p, struct note_move *n,
 	n->end = n->to + n->size + len;
 	if (n->load->filesz < p->page)
 		return check_growth(p, n, r);
-	tail = ebid_align_up(load_used_end(p, n->load), 4);
-	if (tail + n->size + len <= n->load->filesz &&
+	tail = load_used_end(p, n->load);
+	if (tail <= n->load->filesz &&
+	    (tail = ebid_align_up(tail, 4)) + n->size + len <= n->load->filesz &&
 	    planner_range_free(p, tail, n->size + len, true)) {
 		n->to = tail;
 		n->end = tail + n->size + len;

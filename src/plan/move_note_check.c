@@ -141,11 +141,17 @@ static int note_grown_were_zero(const struct check *c, char *err,
 	for (j = note_claim_lo(c); j < c->end; j++)
 		if (c->old->head[j])
 			return FAIL("the notes took bytes that were not zero");
+	/* Nor any section's: by its bytes, or a NOBITS one by its addresses. */
 	for (i = 1; note_inside(c) && i < c->old->shnum; i++) {
 		const struct ebid_shdr *s = &c->old->shdrs[i];
+		uint64_t lo = c->ol->vaddr + c->to, hi = c->ol->vaddr + c->end;
 
-		if (s->type != SHT_NOBITS && s->size && s->offset < c->end &&
-		    s->offset + s->size > c->to)
+		if (!s->size)
+			continue;
+		if (s->type != SHT_NOBITS ? s->offset < c->end &&
+						    s->offset + s->size > c->to
+					  : (s->flags & SHF_ALLOC) && s->addr < hi &&
+						    s->addr + s->size > lo)
 			return FAIL("the notes took bytes of section [%zu]", i);
 	}
 	return 0;
