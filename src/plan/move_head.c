@@ -64,6 +64,9 @@ static int head_next(const struct planner *p, struct head_move *h,
 
 		if (i == h->li || (!o->filesz && !o->memsz))
 			continue;
+		/* No gap moves it, so it would start inside the grown one. */
+		if (o->type == PT_LOAD && o->offset < load->filesz)
+			return refuse(r, REFUSE_NEXT, "another PT_LOAD starts in the file inside the first one");
 		if (o->offset >= load->filesz && o->offset < h->next)
 			h->next = o->offset;
 		if (planner_grown_clash(load, o, h->grow_end))
