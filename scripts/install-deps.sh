@@ -35,6 +35,9 @@
 set -u
 
 me=install-deps
+# A fresh machine may still be running its own apt (provisioning,
+# unattended-upgrades): every apt-get here waits for its lock, not fails.
+apt_wait=(-o DPkg::Lock::Timeout=600)
 check_only=0
 groups=()
 for a in "$@"; do
@@ -366,7 +369,7 @@ add_deb_src() {
 	printf '# Written by elf-buildid scripts/install-deps.sh real (apt-get source).\n%s\n' \
 		"$text" >"$debsrc_file" || return 1
 	echo "$me: added $debsrc_file; apt-get update" >&2
-	apt-get update >&2
+	apt-get "${apt_wait[@]}" update >&2
 }
 
 check() {
@@ -394,8 +397,10 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-# One apt run at a time; another may have installed them meanwhile.
-exec 9>/var/lock/elf-buildid-deps.lock 2>/dev/null || exec 9>/tmp/elf-buildid-deps.lock
+# One apt run at a time; another may have installed them meanwhile. The
+# braces keep the 2>/dev/null to the first try: on exec itself it would
+# send every later message of this script to /dev/null.
+{ exec 9>/var/lock/elf-buildid-deps.lock; } 2>/dev/null || exec 9>/tmp/elf-buildid-deps.lock
 flock 9
 check
 if [ "$need_src" = 1 ]; then
@@ -407,12 +412,12 @@ fi
 echo "$me: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 # A fresh machine has no package lists: update when the install fails.
-if ! apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
-	apt-get update >&2 || {
+if ! apt-get "${apt_wait[@]}" install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+	apt-get "${apt_wait[@]}" update >&2 || {
 		echo "$me: apt-get update failed" >&2
 		exit 1
 	}
-	apt-get install -y --no-install-recommends "${missing[@]}" >&2 || {
+	apt-get "${apt_wait[@]}" install -y --no-install-recommends "${missing[@]}" >&2 || {
 		echo "$me: apt-get install ${missing[*]} failed" >&2
 		exit 1
 	}
