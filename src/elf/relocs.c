@@ -609,10 +609,18 @@ static int scan_mips_got(struct scan *s)
 	return ret;
 }
 
-/* The dynamic symbol table (DT_SYMTAB), bounded by the file only. */
+/*
+ * The dynamic symbol table (DT_SYMTAB): as many entries as the SHT_DYNSYM
+ * section at its offset holds, or, without one, up to the end of the file.
+ * A relocation naming an index past the section reads whatever the loader
+ * finds behind the table in memory; a move of the table changes that, so
+ * such an index is OUTSIDE (the relocations are not all known).
+ */
 static int dyn_symbols(struct scan *s)
 {
+	const struct ebid_elf *elf = s->elf;
 	uint64_t addr, ent = s->w == 8 ? 24 : 16;
+	size_t i;
 
 	s->has_syms = false;
 	if (dyn_get(s->elf, 11 /* DT_SYMENT */, &s->nsyms) && s->nsyms != ent)
@@ -623,7 +631,12 @@ static int dyn_symbols(struct scan *s)
 	    s->sym_off == UINT64_MAX)
 		return OUTSIDE;
 	s->sym_ent = (size_t)ent;
-	s->nsyms = (s->elf->file_size - s->sym_off) / ent;
+	s->nsyms = (elf->file_size - s->sym_off) / ent;
+	for (i = 1; i < elf->shnum; i++)
+		if (elf->shdrs[i].type == SHT_DYNSYM &&
+		    elf->shdrs[i].offset == s->sym_off &&
+		    elf->shdrs[i].size / ent < s->nsyms)
+			s->nsyms = elf->shdrs[i].size / ent;
 	s->has_syms = true;
 	return 0;
 }
