@@ -166,6 +166,55 @@ static void map_stale(struct planner *p)
 			p->map[i] = B_USED;
 }
 
+/* The value of the dynamic table's first entry tagged tag. */
+static bool dyn_value(const struct ebid_elf *elf, uint64_t tag, uint64_t *val)
+{
+	size_t i;
+
+	for (i = 0; i < elf->ndyn && !elf->dyn_bad; i++)
+		if (elf->dyn[i].tag == tag) {
+			*val = elf->dyn[i].val;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The tables the dynamic table names by address and size are used, as
+ * the loader reads them, whether or not a section header describes them
+ * (their zero bytes, such as a relocation's zero addend, are not free).
+ * Of DT_SYMTAB, whose size no entry gives, its first, all-zero entry.
+ */
+static void map_dyn_tables(struct planner *p)
+{
+	static const uint64_t sized[][2] = {
+		{DT_RELA, DT_RELASZ},	{DT_REL, DT_RELSZ},
+		{DT_RELR, DT_RELRSZ},	{DT_JMPREL, DT_PLTRELSZ},
+		{DT_STRTAB, DT_STRSZ},	{DT_SYMTAB, DT_SYMENT},
+	};
+	const struct ebid_elf *elf = p->elf;
+	uint64_t a, n, off;
+	size_t i, k;
+
+	for (k = 0; k < ARRAY_SIZE(sized); k++) {
+		if (!dyn_value(elf, sized[k][0], &a) || !dyn_value(elf, sized[k][1], &n))
+			continue;
+		for (i = 0; i < elf->phnum; i++) {
+			const struct ebid_phdr *ph = &elf->phdrs[i];
+
+			if (ph->type != PT_LOAD || a < ph->vaddr ||
+			    a - ph->vaddr >= ph->filesz)
+				continue;
+			if (ph->offset < p->page && a - ph->vaddr < p->page - ph->offset) {
+				off = ph->offset + (a - ph->vaddr);
+				planner_mark(p, off, n < p->page - off ? n : p->page - off,
+					     B_USED);
+			}
+			break;
+		}
+	}
+}
+
 /* Builds the first-page map: what is used, what is loadable. */
 void planner_map_page(struct planner *p)
 {
@@ -198,6 +247,7 @@ void planner_map_page(struct planner *p)
 		}
 		planner_mark(p, ph->offset, ph->filesz, B_USED);
 	}
+	map_dyn_tables(p);
 	map_stale(p);
 }
 
