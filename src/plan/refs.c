@@ -170,7 +170,8 @@ static bool points_in(uint64_t value, const struct moved_range *m)
  * The symbol rule of a move: the moved sections' own symbols move with
  * them, but only local ones (code of another object, or of another
  * program through the dynamic table, could hold the address of a global
- * one); a symbol of another section that points into the range refuses.
+ * one); a symbol of another section that points into the range refuses,
+ * and so does a symbol of theirs whose record lies in a moved table.
  * Both moves call this one function: any other kind of reference into
  * [m->addr_lo, m->addr_lo + m->len) is checked here too: relocations are
  * (relocs.c).
@@ -187,6 +188,9 @@ int refs_check(const struct planner *p, const struct moved_range *m,
 
 		if (!own && points_in(s->value, m))
 			return refuse(r, REFUSE_NEXT, m->into_why);
+		/* Its record moves with a table: no patch would follow it. */
+		if (s->value_off >= m->off_lo && s->value_off < m->off_hi)
+			return refuse(r, REFUSE_NEXT, "a symbol of a section among them is itself in a table that moves");
 		if (own && (s->dynamic || s->info >> 4 != STB_LOCAL))
 			return refuse(r, REFUSE_NEXT, m->names_why);
 	}
