@@ -27,11 +27,15 @@
 #           dh-golang (dpkg-buildpackage of a Go package), rpm, rpm2cpio,
 #           cpio and debugedit (rpmbuild and find-debuginfo), gdb,
 #           debuginfod, bsdtar, curl
+#   rewriters  the rewriters' suite (t0390, t0391) and the dwz passes
+#           (t0941, t0951): patchelf, dwz, llvm-strip-14, llvm-objcopy-14,
+#           eu-strip, eu-unstrip, eu-elflint, GNU strip, objcopy and ld.bfd
 #   real    make check-real (scripts/check-real.sh): a deb-src entry for
 #           the machine's Debian archive (our own file in
 #           /etc/apt/sources.list.d), dpkg-dev for apt-get source, gcc,
 #           g++, make, cmake, the four linkers, elfutils, perf, python3
 #   test    everything make test runs: base kit matrix robust static ship pkg
+#           rewriters
 set -u
 
 me=install-deps
@@ -44,13 +48,13 @@ for a in "$@"; do
 	case "$a" in
 	--check) check_only=1 ;;
 	-h | --help)
-		sed -n '3,34s/^# \{0,1\}//p' "$0"
+		sed -n '3,38s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
-	base | kit | matrix | robust | bench | static | ship | pkg | real) groups+=("$a") ;;
-	test) groups+=(base kit matrix robust static ship pkg) ;;
+	base | kit | matrix | robust | bench | static | ship | pkg | rewriters | real) groups+=("$a") ;;
+	test) groups+=(base kit matrix robust static ship pkg rewriters) ;;
 	*)
-		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static ship pkg real test)" >&2
+		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static ship pkg rewriters real test)" >&2
 		exit 64
 		;;
 	esac
@@ -292,6 +296,23 @@ group_pkg() {
 	cmd curl curl
 	cmd lintian lintian
 	cmd python3 python3
+}
+
+# The rewriters' suite (t0390, t0391; scripts/rewriters-check) and the
+# distributions' dwz passes (t0941, t0951): the tools that rewrite a
+# binary after inject, each against a linker's control.
+group_rewriters() {
+	cmd patchelf patchelf
+	cmd dwz dwz
+	cmd llvm-strip-14 llvm-14
+	cmd llvm-objcopy-14 llvm-14
+	cmd eu-strip elfutils
+	cmd eu-unstrip elfutils
+	cmd eu-elflint elfutils
+	cmd strip binutils
+	cmd objcopy binutils
+	cmd readelf binutils
+	cmd ld.bfd binutils
 }
 
 # check-real builds Debian's source packages with their own build systems:
