@@ -34,7 +34,8 @@
 #         named, T must be theirs (default all: what is named runs)
 # Environment: EBID_BUILD (default build), EBID (the binary under test),
 #   EBID_TEST_TIMEOUT (seconds per script, default 600: a script may first
-#   wait for another's build of a shared fixture), EBID_TEST_JOBS
+#   wait for another's build of a shared fixture), EBID_TEST_JOBS,
+#   EBID_NO_SKIP=1 (a skipped test fails the run; .ci/run sets it)
 set -u
 set -o pipefail
 
@@ -110,6 +111,7 @@ passed=0
 failed=0
 skipped=0
 failures=()
+skips=()
 slowest=()
 logdir=$top/build/tests
 mkdir -p "$logdir"
@@ -128,6 +130,7 @@ count() {
 			last_bad=1
 			if [[ ${line,,} =~ $todo_or_skip ]]; then
 				skipped=$((skipped + 1))
+				skips+=("$name: $line")
 				[ "$quiet" = 1 ] && echo "$name: $line"
 			else
 				failed=$((failed + 1))
@@ -139,6 +142,7 @@ count() {
 			last_bad=0
 			if [[ ${line,,} =~ $skip_re ]]; then
 				skipped=$((skipped + 1))
+				skips+=("$name: $line")
 				[ "$quiet" = 1 ] && echo "$name: $line"
 			else
 				passed=$((passed + 1))
@@ -426,4 +430,11 @@ fi
 summary="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
 echo "$summary"
+# CI (.ci/run) installs every tool the suite needs: there a skip is a
+# check that did not run, and fails the run.
+if [ "${EBID_NO_SKIP:-0}" = 1 ] && [ "$skipped" -gt 0 ]; then
+	echo "# EBID_NO_SKIP=1: every test must run, and these did not:"
+	printf '#   %s\n' "${skips[@]}"
+	exit 1
+fi
 [ "$failed" -eq 0 ]
