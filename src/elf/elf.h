@@ -21,6 +21,12 @@ bool ebid_elf_head_bytes(const struct ebid_elf *elf, uint64_t off,
 			 void *buf, size_t len);
 
 /*
+ * The value of the first entry tagged tag of the dynamic table as read
+ * (elf->dyn, syms.c): true and *val, or false when there is none.
+ */
+bool ebid_dyn_value(const struct ebid_elf *elf, uint64_t tag, uint64_t *val);
+
+/*
  * Fills note_syms. ebid_elf_read() does it for a file without a GNU note
  * (the only ones whose plan may move a note); the self-check of such a
  * plan's output asks for it. Runs once per elf.

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf/elf.h"
 #include "elf/layout.h"
 #include "elf/relocs.h"
 
@@ -568,18 +569,6 @@ static int scan_table(struct scan *s, int fmt, uint64_t off, uint64_t size)
 }
 
 /* The value of the first dynamic entry with tag, and whether there is one. */
-static bool dyn_get(const struct ebid_elf *elf, uint64_t tag, uint64_t *val)
-{
-	size_t i;
-
-	for (i = 0; i < elf->ndyn; i++)
-		if (elf->dyn[i].tag == tag) {
-			*val = elf->dyn[i].val;
-			return true;
-		}
-	return false;
-}
-
 /*
  * MIPS: the first DT_MIPS_LOCAL_GOTNO words at DT_PLTGOT hold addresses
  * the loader relocates without a relocation entry.
@@ -590,8 +579,8 @@ static int scan_mips_got(struct scan *s)
 	struct rel r = {0};
 	int ret;
 
-	if (s->elf->machine != EM_MIPS || !dyn_get(s->elf, 3, &got) ||
-	    !dyn_get(s->elf, 0x7000000a /* DT_MIPS_LOCAL_GOTNO */, &n) || !n)
+	if (s->elf->machine != EM_MIPS || !ebid_dyn_value(s->elf, 3, &got) ||
+	    !ebid_dyn_value(s->elf, 0x7000000a /* DT_MIPS_LOCAL_GOTNO */, &n) || !n)
 		return 0;
 	if (n > s->elf->file_size / s->w)
 		return OUTSIDE;
@@ -623,9 +612,9 @@ static int dyn_symbols(struct scan *s)
 	size_t i;
 
 	s->has_syms = false;
-	if (dyn_get(s->elf, 11 /* DT_SYMENT */, &s->nsyms) && s->nsyms != ent)
+	if (ebid_dyn_value(s->elf, 11 /* DT_SYMENT */, &s->nsyms) && s->nsyms != ent)
 		return OUTSIDE;
-	if (!dyn_get(s->elf, 6 /* DT_SYMTAB */, &addr))
+	if (!ebid_dyn_value(s->elf, 6 /* DT_SYMTAB */, &addr))
 		return 0;
 	if (addr_off(s->elf, addr, ent, &s->sym_off) ||
 	    s->sym_off == UINT64_MAX)
@@ -662,22 +651,22 @@ static int scan_dynamic(struct scan *s)
 	size_t i;
 	int ret, fmt;
 
-	if (dyn_get(s->elf, 0x6000000f, &v) || dyn_get(s->elf, 0x60000011, &v))
+	if (ebid_dyn_value(s->elf, 0x6000000f, &v) || ebid_dyn_value(s->elf, 0x60000011, &v))
 		return OUTSIDE; /* DT_ANDROID_REL, DT_ANDROID_RELA */
 	ret = dyn_symbols(s);
 	for (i = 0; i < ARRAY_SIZE(ranges) && !ret; i++) {
-		if (!dyn_get(s->elf, ranges[i].tag, &addr))
+		if (!ebid_dyn_value(s->elf, ranges[i].tag, &addr))
 			continue;
 		fmt = ranges[i].fmt;
 		if (fmt < 0) {
-			if (!dyn_get(s->elf, 20 /* DT_PLTREL */, &v) ||
+			if (!ebid_dyn_value(s->elf, 20 /* DT_PLTREL */, &v) ||
 			    (v != 7 && v != 17))
 				return OUTSIDE;
 			fmt = v == 7 ? FMT_RELA : FMT_REL;
 		}
-		if (!dyn_get(s->elf, ranges[i].sz, &size) || !size)
+		if (!ebid_dyn_value(s->elf, ranges[i].sz, &size) || !size)
 			continue;
-		if (ranges[i].ent && dyn_get(s->elf, ranges[i].ent, &ent) &&
+		if (ranges[i].ent && ebid_dyn_value(s->elf, ranges[i].ent, &ent) &&
 		    ent != ent_of(s, fmt))
 			return OUTSIDE;
 		if (addr_off(s->elf, addr, size, &off) || off == UINT64_MAX)

@@ -47,6 +47,18 @@ static bool page_note(const struct ebid_elf *elf, size_t shndx)
 	return page_movable(&elf->shdrs[shndx]);
 }
 
+bool ebid_dyn_value(const struct ebid_elf *elf, uint64_t tag, uint64_t *val)
+{
+	size_t i;
+
+	for (i = 0; i < elf->ndyn; i++)
+		if (elf->dyn[i].tag == tag) {
+			*val = elf->dyn[i].val;
+			return true;
+		}
+	return false;
+}
+
 /* Reads the dynamic table into elf->dyn (see struct ebid_elf). */
 static int read_dynamic(struct ebid_elf *elf, const struct ebid_src *src,
 			char *err, size_t errlen)

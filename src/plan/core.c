@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "elf/elf.h"
 #include "plan/plan.h"
 
 void ebid_plan_release(struct ebid_plan *plan)
@@ -166,19 +167,6 @@ static void map_stale(struct planner *p)
 			p->map[i] = B_USED;
 }
 
-/* The value of the dynamic table's first entry tagged tag. */
-static bool dyn_value(const struct ebid_elf *elf, uint64_t tag, uint64_t *val)
-{
-	size_t i;
-
-	for (i = 0; i < elf->ndyn && !elf->dyn_bad; i++)
-		if (elf->dyn[i].tag == tag) {
-			*val = elf->dyn[i].val;
-			return true;
-		}
-	return false;
-}
-
 /*
  * The tables the dynamic table names by address and size are used, as
  * the loader reads them, whether or not a section header describes them
@@ -196,8 +184,9 @@ static void map_dyn_tables(struct planner *p)
 	uint64_t a, n, off;
 	size_t i, k;
 
-	for (k = 0; k < ARRAY_SIZE(sized); k++) {
-		if (!dyn_value(elf, sized[k][0], &a) || !dyn_value(elf, sized[k][1], &n))
+	for (k = 0; k < ARRAY_SIZE(sized) && !elf->dyn_bad; k++) {
+		if (!ebid_dyn_value(elf, sized[k][0], &a) ||
+		    !ebid_dyn_value(elf, sized[k][1], &n))
 			continue;
 		for (i = 0; i < elf->phnum; i++) {
 			const struct ebid_phdr *ph = &elf->phdrs[i];
