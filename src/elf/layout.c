@@ -244,21 +244,32 @@ void ebid_head_window(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi)
 	*hi = load->vaddr + end;
 }
 
+void ebid_shdr_rank_next(const struct ebid_shdr *s, struct ebid_shdr_rank *r)
+{
+	if (s->type == SHT_NOBITS)
+		return;
+	r->unalloc = !(s->flags & SHF_ALLOC);
+	r->off = s->offset;
+}
+
+int ebid_shdr_rank_cmp(const struct ebid_shdr_rank *a,
+		       const struct ebid_shdr_rank *b)
+{
+	if (a->unalloc != b->unalloc)
+		return a->unalloc ? 1 : -1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
 bool ebid_shdrs_in_order(const struct ebid_shdr *s, size_t n)
 {
-	bool prev_unalloc = false, unalloc;
-	uint64_t prev_off = 0, off;
+	struct ebid_shdr_rank prev = { 0 }, cur = { 0 };
 	size_t i;
 
 	for (i = 1; i < n; i++) {
-		unalloc = s[i].type == SHT_NOBITS ? prev_unalloc
-						  : !(s[i].flags & SHF_ALLOC);
-		off = s[i].type == SHT_NOBITS ? prev_off : s[i].offset;
-		if (i > 1 && ((prev_unalloc && !unalloc) ||
-			      (prev_unalloc == unalloc && prev_off > off)))
+		ebid_shdr_rank_next(&s[i], &cur);
+		if (i > 1 && ebid_shdr_rank_cmp(&prev, &cur) > 0)
 			return false;
-		prev_unalloc = unalloc;
-		prev_off = off;
+		prev = cur;
 	}
 	return true;
 }

@@ -110,11 +110,25 @@ enum ebid_run_status ebid_head_run(const struct ebid_elf *elf, uint64_t phend,
 void ebid_head_window(const struct ebid_elf *elf, uint64_t *lo, uint64_t *hi);
 
 /*
- * Is the section header table s[0..n) in the order linkers write it: the
- * allocated sections first, then the others, each group in file order (a
- * SHT_NOBITS section, whose offset means nothing, keeps its place after
- * the one before it)? The planner renumbers only such a table
- * (plan/order.c), so the reader reads the tables of indices only for one.
+ * A section's place in the order linkers write section headers: the
+ * allocated sections first, then the others, each group in file order. A
+ * SHT_NOBITS section's offset means nothing (mold writes 0): it keeps the
+ * place of the section before it. ebid_shdr_rank_next() turns r, the rank
+ * of the section before s ({0} before [1]), into s's;
+ * ebid_shdr_rank_cmp() orders two ranks (0: a tie, which keeps the
+ * table's order). plan/order.c sorts by them.
+ */
+struct ebid_shdr_rank {
+	bool unalloc;
+	uint64_t off;
+};
+void ebid_shdr_rank_next(const struct ebid_shdr *s, struct ebid_shdr_rank *r);
+int ebid_shdr_rank_cmp(const struct ebid_shdr_rank *a,
+		       const struct ebid_shdr_rank *b);
+/*
+ * Is the section header table s[0..n) in that order? The planner
+ * renumbers only such a table (plan/order.c), so the reader reads the
+ * tables of indices only for one.
  */
 bool ebid_shdrs_in_order(const struct ebid_shdr *s, size_t n);
 

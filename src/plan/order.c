@@ -19,15 +19,9 @@
 #include "plan/planner.h"
 #include "elf/elf.h"
 
-/*
- * A section's place in the linkers' order: allocated ones first, then by
- * file offset, ties in the input's order. A SHT_NOBITS section's offset
- * means nothing (mold writes 0): it keeps its place after the section
- * before it.
- */
+/* A section's rank in the linkers' order (elf/layout.h), ties by number. */
 struct ranked {
-	bool unalloc;
-	uint64_t off;
+	struct ebid_shdr_rank rank;
 	size_t i;
 };
 
@@ -38,25 +32,17 @@ static void rank_all(const struct ebid_shdr *s, size_t n, struct ranked *r)
 	memset(&r[0], 0, sizeof(r[0]));
 	for (i = 1; i < n; i++) {
 		r[i].i = i;
-		if (s[i].type == SHT_NOBITS) {
-			r[i].unalloc = r[i - 1].unalloc;
-			r[i].off = r[i - 1].off;
-			continue;
-		}
-		r[i].unalloc = !(s[i].flags & SHF_ALLOC);
-		r[i].off = s[i].offset;
+		r[i].rank = r[i - 1].rank;
+		ebid_shdr_rank_next(&s[i], &r[i].rank);
 	}
 }
 
 static int cmp_ranked(const void *x, const void *y)
 {
 	const struct ranked *a = x, *b = y;
+	int c = ebid_shdr_rank_cmp(&a->rank, &b->rank);
 
-	if (a->unalloc != b->unalloc)
-		return a->unalloc ? 1 : -1;
-	if (a->off != b->off)
-		return a->off < b->off ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
+	return c ? c : (a->i < b->i ? -1 : a->i > b->i);
 }
 
 /* The input's table is in the linkers' order (elf/layout.c). */
