@@ -430,23 +430,28 @@ if [ "$need_src" = 1 ]; then
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "$me: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-# A fresh machine has no package lists: update when the install fails.
-if ! apt-get "${apt_wait[@]}" install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
-	apt-get "${apt_wait[@]}" update >&2 || {
-		echo "$me: apt-get update failed" >&2
-		exit 1
-	}
-	apt-get "${apt_wait[@]}" install -y --no-install-recommends "${missing[@]}" >&2 || {
-		echo "$me: apt-get install ${missing[*]} failed" >&2
-		exit 1
-	}
-fi
-# A package that did not bring what was looked for is a failure too.
-check
-if [ ${#missing[@]} -gt 0 ]; then
+# A package can make another one needed: clang, once there, names the
+# libclang-rt-NN-dev of its own version (group_test). So install, look
+# again, and install what that finds, a few rounds at most.
+for round in 1 2 3; do
+	echo "$me: installing ${missing[*]}" >&2
+	# A fresh machine has no package lists: update when the install fails.
+	if ! apt-get "${apt_wait[@]}" install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+		apt-get "${apt_wait[@]}" update >&2 || {
+			echo "$me: apt-get update failed" >&2
+			exit 1
+		}
+		apt-get "${apt_wait[@]}" install -y --no-install-recommends "${missing[@]}" >&2 || {
+			echo "$me: apt-get install ${missing[*]} failed" >&2
+			exit 1
+		}
+	fi
+	check
+	[ ${#missing[@]} -eq 0 ] && break
+	[ "$round" = 3 ] || continue
+	# A package that did not bring what was looked for is a failure too.
 	echo "$me: still missing after apt-get install: ${missing[*]}" >&2
 	exit 1
-fi
+done
 exit 0
