@@ -42,20 +42,30 @@ for opt in -v --verbose; do
 	h=$(copy_fixture plain "$SCRATCH/$opt/dry/plain")
 	words=$("$EBID" inject -n "$h" 2>/dev/null | head -n 1)
 	expect_match "dry-run words" "${words#"$h": }" "^add-note,fill"
-	expect_eq "stderr" "$err" "elf-buildid: '$f': injected (${words#"$h": })"
+	# ... and how the file was written: nobody has it open, so in place.
+	expect_eq "stderr" "$err" "elf-buildid: '$f': injected (${words#"$h": }), edited in place under a write lease"
 	expect_same_file "bytes" "$f" "$g"
 	t_end
 done
 
-t_begin "--preserve-times keeps the modification time (the inode is new)"
-f=$(copy_fixture plain "$SCRATCH/times/plain")
-touch -d '2001-02-03 04:05:06.123456789' "$f"
-mtime=$(stat -c %.9Y "$f")
-inode=$(stat -c %i "$f")
-expect_exit 0 "$EBID" inject --preserve-times "$f"
-expect_eq "mtime" "$(stat -c %.9Y "$f")" "$mtime"
-expect_ne "inode" "$(stat -c %i "$f")" "$inode"
-t_end
+for mode in default --replace --in-place; do
+	t_begin "--preserve-times keeps the modification time ($mode)"
+	f=$(copy_fixture plain "$SCRATCH/times-$mode/plain")
+	touch -d '2001-02-03 04:05:06.123456789' "$f"
+	mtime=$(stat -c %.9Y "$f")
+	inode=$(stat -c %i "$f")
+	m=(); [ "$mode" = default ] || m=("$mode")
+	expect_exit 0 "$EBID" inject "${m[@]}" --preserve-times "$f"
+	expect_eq "mtime" "$(stat -c %.9Y "$f")" "$mtime"
+	# --replace gives a new inode; the default (nobody has the file open)
+	# and --in-place edit the same one.
+	if [ "$mode" = --replace ]; then
+		expect_ne "inode" "$(stat -c %i "$f")" "$inode"
+	else
+		expect_eq "inode" "$(stat -c %i "$f")" "$inode"
+	fi
+	t_end
+done
 
 t_begin "without --preserve-times the rewritten file has a new modification time"
 f=$(copy_fixture plain "$SCRATCH/times2/plain")

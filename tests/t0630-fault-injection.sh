@@ -80,6 +80,11 @@ run_scenario() { # NAME [--mutate]
 if [ "${EBID_FAULT_PART:-}" != moves ]; then
 	run_scenario replace
 	run_scenario replace --mutate
+	# The default mode edits in place under a write lease, which holds
+	# every other opener off until it is done: the shim's "another process"
+	# runs inside this one, and would wait for its own lease. Concurrent
+	# writers and readers of the default mode are t0646's (real processes).
+	run_scenario lease
 	run_scenario inplace
 	run_scenario inplace --mutate
 	run_scenario verify
@@ -120,7 +125,8 @@ if [ "${EBID_FAULT_PART:-}" != moves ]; then
 		rm -f "$SCRATCH/shrink.log"
 		t_end
 	}
-	shrink_case "inject" 1 2 "$FIXTURES/nobuildid" inject
+	# (The default mode holds a lease: nobody else can shrink the file.)
+	shrink_case "inject --replace" 1 2 "$FIXTURES/nobuildid" inject --replace
 	shrink_case "inject --in-place" 1 2 "$FIXTURES/nobuildid" inject --in-place
 	shrink_case "verify --content-hash" 1 2 "$FIXTURES/nobuildid" verify --content-hash --perf=off
 	shrink_case "sha1-tree, third window" 3 2 "$big" inject --in-place --hash=sha1-tree

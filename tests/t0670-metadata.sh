@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Metadata kept exactly when inject replaces a file: owner and group
+# Metadata kept exactly when inject writes a file, in the default mode
+# (in place under a write lease; replaced where a write would clear the
+# set-ID bits or capabilities) and with --replace (always a new inode):
+# owner and group
 # (nobody:nogroup), mode with set-user-ID and set-group-ID, file
 # capabilities (setcap), user xattrs (setfattr), POSIX ACLs (setfacl), and
 # with --preserve-times the access and modification times to the
@@ -21,27 +24,40 @@ meta() {
 }
 
 case_() { # DESC SETUP...
-	local desc=$1 d f before after
+	local desc=$1 d f before after mode inplace
 	shift
-	d=$SCRATCH/m$((++ncase))
-	f=$d/prog
-	mkdir -p "$d" && cp "$FIXTURES/nobuildid" "$f" && chmod 0755 "$f"
-	t_begin "$desc"
-	if ! (cd "$d" && "$@") >"$SCRATCH/setup.out" 2>&1; then
-		t_fail "setup failed: $(cat "$SCRATCH/setup.out")"
+	for mode in default --replace; do
+		d=$SCRATCH/m$((++ncase))
+		f=$d/prog
+		mkdir -p "$d" && cp "$FIXTURES/nobuildid" "$f" && chmod 0755 "$f"
+		t_begin "$desc ($mode)"
+		if ! (cd "$d" && "$@") >"$SCRATCH/setup.out" 2>&1; then
+			t_fail "setup failed: $(cat "$SCRATCH/setup.out")"
+			t_end
+			continue
+		fi
+		before=$(meta "$f")
+		ino=$(stat -c %i "$f")
+		# The default edits in place unless a write would clear set-ID
+		# bits or a capability (the kernel's file_remove_privs).
+		inplace=yes
+		[ "$mode" = --replace ] && inplace=no
+		[ -n "$(find "$f" -perm /6000)" ] && inplace=no
+		[ -n "$(getcap "$f")" ] && inplace=no
+		m=(); [ "$mode" = default ] || m=("$mode")
+		if inject_ok "$f" "${m[@]}"; then
+			expect_eq "ebid.py id" "$(py_id "$f")" "$id"
+			if [ "$inplace" = yes ]; then
+				expect_eq "inode (edited in place)" "$(stat -c %i "$f")" "$ino"
+			else
+				expect_ne "inode (the file was replaced)" "$(stat -c %i "$f")" "$ino"
+			fi
+			after=$(meta "$f")
+			[ "$after" = "$before" ] ||
+				t_fail "metadata changed:" "before: $before" "after:  $after"
+		fi
 		t_end
-		return
-	fi
-	before=$(meta "$f")
-	ino=$(stat -c %i "$f")
-	if inject_ok "$f"; then
-		expect_eq "ebid.py id" "$(py_id "$f")" "$id"
-		expect_ne "inode (the file was replaced)" "$(stat -c %i "$f")" "$ino"
-		after=$(meta "$f")
-		[ "$after" = "$before" ] ||
-			t_fail "metadata changed:" "before: $before" "after:  $after"
-	fi
-	t_end
+	done
 }
 ncase=0
 
@@ -58,18 +74,21 @@ case_ "all at once: nobody:nogroup, 4750, capability, xattr, ACL" sh -c '
 	setcap cap_net_raw+ep prog && setfattr -n user.origin -v ci prog &&
 	setfacl -m u:daemon:r-x prog'
 
-t_begin "--preserve-times keeps atime and mtime to the nanosecond"
-d=$SCRATCH/times
-f=$d/prog
-mkdir -p "$d" && cp "$FIXTURES/nobuildid" "$f"
-touch -m -d '2001-02-03 04:05:06.123456789' "$f"
-touch -a -d '2002-03-04 05:06:07.987654321' "$f"
-before=$(stat -c '%.9X %.9Y' "$f")
-if inject_ok "$f" --preserve-times; then
-	expect_eq "atime mtime" "$(stat -c '%.9X %.9Y' "$f")" "$before"
-	expect_eq "ebid.py id" "$(py_id "$f")" "$id"
-fi
-t_end
+for mode in default --replace --in-place; do
+	t_begin "--preserve-times keeps atime and mtime to the nanosecond ($mode)"
+	d=$SCRATCH/times$mode
+	f=$d/prog
+	mkdir -p "$d" && cp "$FIXTURES/nobuildid" "$f"
+	touch -m -d '2001-02-03 04:05:06.123456789' "$f"
+	touch -a -d '2002-03-04 05:06:07.987654321' "$f"
+	before=$(stat -c '%.9X %.9Y' "$f")
+	m=(); [ "$mode" = default ] || m=("$mode")
+	if inject_ok "$f" --preserve-times "${m[@]}"; then
+		expect_eq "atime mtime" "$(stat -c '%.9X %.9Y' "$f")" "$before"
+		expect_eq "ebid.py id" "$(py_id "$f")" "$id"
+	fi
+	t_end
+done
 
 t_begin "without --preserve-times the mtime is the time of the change"
 d=$SCRATCH/times2

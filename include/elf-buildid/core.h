@@ -408,9 +408,15 @@ struct ebid_temps;
 
 /*
  * Whole-file jobs. ebid_job_run reads path, plans, and (unless dry_run)
- * writes the result to output (or back over path: temp file in the same
- * directory, fsync, metadata copied, rename, directory fsync). The original
- * is never modified in place.
+ * writes the result to output, or back to path. By default in place under
+ * a write lease, with an undo journal beside it, when nobody else has the
+ * file open or mapped and it has one link and no set-ID bits or file
+ * capabilities; else (and always with replace) by a temp file in the same
+ * directory, fsync, metadata copied, rename, directory fsync. in_place
+ * edits the inode whoever has it open. The program must ignore or handle
+ * SIGIO for the lease to be taken (see src/fs/lease.c). The file is
+ * changed only through a journal that undoes it until the result has
+ * passed the self-check (docs/reliability.md, "Write modes").
  */
 struct ebid_job {
 	const char *path;               /* input, for messages */
@@ -424,6 +430,7 @@ struct ebid_job {
 	bool dry_run;
 	bool preserve_times;            /* keep atime and mtime */
 	bool in_place;                  /* edit the inode (journal first) */
+	bool replace;                   /* always a new inode by rename */
 	bool skip_non_programs;         /* tree mode: objects etc. skipped */
 	const char *skipped;            /* when skipped: why (skip_why) */
 	char skip_why[128];
@@ -432,6 +439,7 @@ struct ebid_job {
 	unsigned char id[EBID_MAX_ID];
 	size_t id_len;
 	bool changed;                   /* a file was written */
+	const char *how;                /* how it was written (static text) */
 	struct ebid_elf elf;            /* the input's layout */
 	const struct ebid_src *src;     /* the input, while the job runs */
 };

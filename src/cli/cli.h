@@ -27,6 +27,7 @@ struct cli {
 	unsigned char id[EBID_MAX_ID];
 	const char *output;
 	bool dry_run, quiet, verbose, preserve_times, in_place, recursive;
+	bool replace;
 	unsigned jobs;
 	const char **exclude;
 	size_t nexclude;
@@ -105,6 +106,7 @@ struct result {
 	char *dest;                     /* link: where it went (owned) */
 	char *text;                     /* --dry-run listing (owned) */
 	char actions[160];              /* the plan's action words, for -v */
+	const char *how;                /* how the file was written, for -v */
 	char constant_id[2 * EBID_MAX_ID + 1]; /* the input's constant GNU id
 					 * (ebid_gnu_id_constant()), replaced
 					 * or kept, for -v; "" if none */

@@ -101,6 +101,7 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	job.opts = cli->opts;
 	job.dry_run = cli->dry_run;
 	job.preserve_times = cli->preserve_times;
+	job.replace = cli->replace;
 	/* Hard links all inside the walked tree stay linked: edit the inode. */
 	job.in_place = cli->in_place ||
 		       (cli->recursive && e->nlink > 1 &&
@@ -130,6 +131,7 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 	if (job.plan.actions)
 		ebid_plan_describe(&job.plan, r->actions, sizeof(r->actions));
 	ebid_hex(r->id, job.id, job.id_len);
+	r->how = job.changed ? job.how : NULL;
 	fill_elf_facts(r, &job.elf);
 	r->size = (unsigned long long)job.plan.out_size;
 	if (cli->dry_run) {
@@ -159,9 +161,10 @@ static void job_print(const struct cli *cli, struct result *r)
 	}
 	/* -v names what was done: the action words of --dry-run. */
 	if (cli->verbose)
-		fprintf(stderr, "%s: '%s': %s%s%s%s\n", progname, r->path,
+		fprintf(stderr, "%s: '%s': %s%s%s%s%s%s\n", progname, r->path,
 			outcome_word(r->outcome), r->actions[0] ? " (" : "",
-			r->actions, r->actions[0] ? ")" : "");
+			r->actions, r->actions[0] ? ")" : "",
+			r->how ? ", " : "", r->how ? r->how : "");
 	if (cli->verbose && r->constant_id[0])
 		fprintf(stderr, "%s: '%s': the GNU id %s is derived from the Go build id '%s', which the go command did not make: every program linked with it has this id; %s\n",
 			progname, r->path, r->constant_id, r->go_id,

@@ -29,6 +29,9 @@ static int check_job(const struct cli *cli, int nfiles)
 		return usage_error("%s", "-o takes exactly one FILE and no -r");
 	if (cli->in_place && cli->output)
 		return usage_error("%s", "--in-place and -o exclude each other");
+	if (cli->replace && (cli->in_place || cli->output))
+		return usage_error("%s", cli->output ? "--replace and -o exclude each other"
+						     : "--replace and --in-place exclude each other");
 	if (cli->opts.id && cli->recursive)
 		return usage_error("%s", "--id would give every file the same id; not with -r");
 	return EXIT_OK;

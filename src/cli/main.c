@@ -39,6 +39,15 @@ static void install_sigbus(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+/*
+ * The library takes write leases only where SIGIO cannot end the program
+ * (src/fs/lease.c): it asks for no signal, and none is wanted.
+ */
+static void ignore_sigio(void)
+{
+	signal(SIGIO, SIG_IGN);
+}
+
 /* perf's own default cache, for --perf-default-cache. */
 static int default_cache(struct cli *cli, char **buf)
 {
@@ -168,6 +177,7 @@ int main(int argc, char **argv)
 	 */
 	signal(SIGXFSZ, SIG_IGN);
 	install_sigbus();
+	ignore_sigio();
 
 	status = dispatch(argc, argv, &cmd);
 	if (!cmd)

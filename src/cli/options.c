@@ -181,8 +181,13 @@ static const struct opt_row rows[] = {
 	    { C(RESERVE), "set an id that is already there back to zeros, so "
 			  "that backfill can fill it again" } } },
 	{ "in-place", 0, NULL, JOB, false, NULL, AT(in_place),
-	  { { 0, "edit the file's own inode (journal first) instead of "
-		 "replacing it; needed for files with several hard links" } } },
+	  { { 0, "edit the file's own inode (journal first) even while "
+		 "others have it open or mapped; needed for files with "
+		 "several hard links" } } },
+	{ "replace", 0, NULL, JOB, false, NULL, AT(replace),
+	  { { 0, "always write a new file and rename it over the old one, "
+		 "even where nobody has the file open (by default such a "
+		 "file is edited in place under a write lease)" } } },
 	{ "preserve-times", 0, NULL, JOB, false, NULL, AT(preserve_times),
 	  { { 0, "keep the file's access and modification times" } } },
 	{ "no-move", 0, NULL, JOB, false, NULL, AT(opts.no_move),

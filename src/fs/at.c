@@ -385,6 +385,19 @@ int ebid_open_locked_step(const struct ebid_at *at, int flags,
 
 		fd = openat(at->dirfd, at->name, flags | O_NOFOLLOW |
 				O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		/*
+		 * Another process holds a write lease on it (an inject editing
+		 * it in place, for milliseconds): O_NONBLOCK, there for FIFOs,
+		 * makes the open say so instead of waiting. Wait here.
+		 */
+		if (fd < 0 && errno == EWOULDBLOCK &&
+		    (deadline < 0 || ebid_now_ms() < deadline)) {
+			struct timespec ms = { 0, 1000000 };
+
+			nanosleep(&ms, NULL);
+			rounds--;
+			continue;
+		}
 		if (fd < 0) {
 			ret = -errno;
 			if (errno == ELOOP)

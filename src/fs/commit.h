@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "fs/fs.h"
 
 /*
  * A temp file being written beside name in the directory dirfd. Owns fd,
@@ -53,9 +54,20 @@ bool ebid_inplace_pending(const struct ebid_at *at);
 int ebid_inplace_recover(const struct ebid_at *at, int fd,
 			 const struct stat *st, char *err, size_t errlen);
 typedef int (*ebid_check_fn)(void *arg, int fd, char *err, size_t errlen);
+/*
+ * The journal first (synced with its directory), then the plan's bytes,
+ * check(arg, fd) on the result, fsync, the journal removed; any failure
+ * after the first byte changed puts the original back from the journal.
+ * leased: fd holds a write lease (ebid_lease_take()); if someone asked
+ * for the file before its first byte changed, nothing is changed and
+ * -EBID_ELEASE returned; once checked, the lease is released before the
+ * sync, so that waiting openers go on and read the new bytes.
+ */
 int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 		       const struct ebid_plan *plan, const unsigned char *id,
-		       bool preserve_times, ebid_check_fn check, void *arg,
-		       char *err, size_t errlen);
+		       bool preserve_times, bool leased, ebid_check_fn check,
+		       void *arg, char *err, size_t errlen);
+/* ebid_inplace_write() gave way to an opener: replace the file instead. */
+#define EBID_ELEASE 4102
 
 #endif

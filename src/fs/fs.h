@@ -42,4 +42,18 @@ void ebid_window_unmap(struct ebid_window *w);
 int ebid_window_guard(const struct ebid_window *w, int (*fn)(void *arg),
 		      void *arg);
 
+/*
+ * A write lease on the regular file open at fd (src/fs/lease.c): 0 when
+ * granted, that is when no other open file description of the inode
+ * exists (no reader, writer, mapping or running program); -EAGAIN when
+ * one does; -ENOTSUP when SIGIO would end this process (the program
+ * neither ignores nor handles it); another -errno (EACCES: not the
+ * owner and no CAP_LEASE; EINVAL: the file system has no leases).
+ * While held, others' opens wait. ebid_lease_intact(): held, and nobody
+ * has asked for the file since. Closing fd releases it too.
+ */
+int ebid_lease_take(int fd);
+bool ebid_lease_intact(int fd);
+void ebid_lease_release(int fd);
+
 #endif

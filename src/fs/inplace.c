@@ -12,12 +12,30 @@
 
 /*
  * The journal ".NAME.ebid-journal" beside the file holds the original
- * bytes of every range the plan writes, so that a run killed halfway can
- * be undone by the next one. Layout, little endian:
- *   "EBIDJNL1", u64 dev, u64 ino, u64 original size, u64 count,
- *   then count times { u64 offset, u64 length, bytes }.
+ * bytes of every range the plan writes, so that a run killed halfway (or a
+ * power loss) can be undone by the next one. Layout, little endian:
+ *   "EBIDJNL2", u64 dev, u64 ino, u64 original size, u64 count,
+ *   then count times { u64 offset, u64 length, bytes },
+ *   then "EBIDJEND", u64 FNV-1a 64 of every byte before "EBIDJEND".
+ * The file is written only after the whole journal is synced, so a
+ * journal without its valid end was never committed: the crash came
+ * before the file's first byte changed, and it is removed unread.
+ * "EBIDJNL1" (no end record) is what releases before 2026-12-06 wrote.
  */
-#define JNL_MAGIC "EBIDJNL1"
+#define JNL_MAGIC "EBIDJNL2"
+#define JNL_MAGIC_V1 "EBIDJNL1"
+#define JNL_END "EBIDJEND"
+
+/* FNV-1a, 64 bits: finds a torn journal; no adversary is assumed. */
+#define FNV_START 0xcbf29ce484222325ull
+static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+{
+	while (n--) {
+		h ^= *p++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
 
 /* The journal's name in the file's directory (owned by the caller). */
 static char *journal_name(const struct ebid_at *at)
@@ -84,12 +102,92 @@ static int restore_size(int fd, uint64_t size, int64_t drop)
 	return ftruncate(fd, (off_t)size);
 }
 
+/*
+ * Whether the journal open at jfd (size bytes) was committed: 1 when its
+ * end record is there and its checksum holds (a v1 journal has none and
+ * counts as committed), 0 when it is torn or not a journal at all, a
+ * negative code when it cannot be read. *records_end: where its records
+ * stop.
+ */
+static int journal_committed(int jfd, uint64_t size,
+			     const unsigned char hdr[40], uint64_t *records_end)
+{
+	unsigned char buf[4096], end[16];
+	uint64_t pos = 0, h = FNV_START;
+	int ret;
+
+	if (!memcmp(hdr, JNL_MAGIC_V1, 8)) {
+		*records_end = size;
+		return 1;
+	}
+	if (memcmp(hdr, JNL_MAGIC, 8) || size < 40 + sizeof(end))
+		return 0;
+	*records_end = size - sizeof(end);
+	ret = ebid_pread_full(jfd, end, sizeof(end), *records_end);
+	if (ret)
+		return ret;
+	if (memcmp(end, JNL_END, 8))
+		return 0;
+	while (pos < *records_end) {
+		size_t n = *records_end - pos < sizeof(buf)
+				   ? (size_t)(*records_end - pos)
+				   : sizeof(buf);
+
+		ret = ebid_pread_full(jfd, buf, n, pos);
+		if (ret)
+			return ret;
+		h = fnv(h, buf, n);
+		pos += n;
+	}
+	return get64(end + 8) == h;
+}
+
+/* Puts back the journal's count records, from pos up to records_end. */
+static int restore_records(int jfd, int fd, const char *jp, uint64_t count,
+			   uint64_t pos, uint64_t records_end, char *err,
+			   size_t errlen)
+{
+	unsigned char rec[16], *buf = NULL;
+	uint64_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < count; i++) {
+		uint64_t off, len;
+
+		if (pos + 16 > records_end || ebid_pread_full(jfd, rec, 16, pos)) {
+			ret = ebid_err(err, errlen, -EIO,
+				       "journal '%s' is truncated", jp);
+			break;
+		}
+		off = get64(rec);
+		len = get64(rec + 8);
+		if (len > (1u << 24) || len > records_end - pos - 16) {
+			ret = ebid_err(err, errlen, -EIO,
+				       "journal '%s' is corrupt", jp);
+			break;
+		}
+		free(buf);
+		buf = malloc(len ? len : 1);
+		if (!buf) {
+			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
+			break;
+		}
+		if (ebid_pread_full(jfd, buf, len, pos + 16) ||
+		    ebid_pwrite_full(fd, buf, len, off))
+			ret = ebid_err(err, errlen, -EIO,
+				       "cannot restore from journal '%s'", jp);
+		pos += 16 + len;
+	}
+	free(buf);
+	return ret;
+}
+
 static int recover(const struct ebid_at *at, int fd, const struct stat *st,
 		   int64_t drop, char *err, size_t errlen)
 {
 	char *jp = journal_name(at);
-	unsigned char hdr[40], *buf = NULL;
-	uint64_t count, i, pos = 40, size;
+	unsigned char hdr[40] = { 0 };
+	uint64_t records_end = 0;
 	struct stat jst;
 	int jfd = -1, ret;
 
@@ -103,52 +201,43 @@ static int recover(const struct ebid_at *at, int fd, const struct stat *st,
 						 jp, strerror(errno));
 		goto out;
 	}
-	/* An empty journal is one whose run completed: nothing to undo. */
-	if (fstat(jfd, &jst) == 0 && jst.st_size == 0) {
+	if (fstat(jfd, &jst) != 0) {
+		ret = ebid_err(err, errlen, -errno,
+			       "cannot stat journal '%s': %s", jp,
+			       strerror(errno));
+		goto out;
+	}
+	/*
+	 * An empty journal is one whose run completed, a torn one one whose
+	 * run never changed the file: nothing to undo in either.
+	 */
+	ret = jst.st_size >= (off_t)sizeof(hdr)
+		      ? ebid_pread_full(jfd, hdr, sizeof(hdr), 0)
+		      : 0;
+	if (!ret)
+		ret = journal_committed(jfd, (uint64_t)jst.st_size, hdr,
+					&records_end);
+	if (ret < 0) {
+		ret = ebid_err(err, errlen, ret, "cannot read journal '%s': %s",
+			       jp, strerror(-ret));
+		goto out;
+	}
+	if (!ret) {
 		ret = remove_journal(at, jp, err, errlen);
 		goto out;
 	}
-	if (ebid_pread_full(jfd, hdr, sizeof(hdr), 0) || memcmp(hdr, JNL_MAGIC, 8) ||
-	    get64(hdr + 8) != (uint64_t)st->st_dev ||
+	if (get64(hdr + 8) != (uint64_t)st->st_dev ||
 	    get64(hdr + 16) != (uint64_t)st->st_ino) {
 		ret = ebid_err(err, errlen, -EBID_ECHANGED,
 			       "stale journal '%s' does not belong to this file; remove it by hand",
 			       jp);
 		goto out;
 	}
-	size = get64(hdr + 24);
-	count = get64(hdr + 32);
-	for (i = 0; i < count; i++) {
-		unsigned char rec[16];
-		uint64_t off, len;
-
-		if (ebid_pread_full(jfd, rec, 16, pos)) {
-			ret = ebid_err(err, errlen, -EIO,
-				       "journal '%s' is truncated", jp);
-			goto out;
-		}
-		off = get64(rec);
-		len = get64(rec + 8);
-		if (len > (1u << 24)) {
-			ret = ebid_err(err, errlen, -EIO,
-				       "journal '%s' is corrupt", jp);
-			goto out;
-		}
-		free(buf);
-		buf = malloc(len ? len : 1);
-		if (!buf) {
-			ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
-		if (ebid_pread_full(jfd, buf, len, pos + 16) ||
-		    ebid_pwrite_full(fd, buf, len, off)) {
-			ret = ebid_err(err, errlen, -EIO,
-				       "cannot restore from journal '%s'", jp);
-			goto out;
-		}
-		pos += 16 + len;
-	}
-	if (restore_size(fd, size, drop) != 0 || fsync(fd) != 0) {
+	ret = restore_records(jfd, fd, jp, get64(hdr + 32), sizeof(hdr),
+			      records_end, err, errlen);
+	if (ret)
+		goto out;
+	if (restore_size(fd, get64(hdr + 24), drop) != 0 || fsync(fd) != 0) {
 		ret = ebid_err(err, errlen, -errno,
 			       "cannot restore from journal '%s': %s", jp,
 			       strerror(errno));
@@ -160,7 +249,6 @@ static int recover(const struct ebid_at *at, int fd, const struct stat *st,
 out:
 	if (jfd >= 0)
 		close(jfd);
-	free(buf);
 	free(jp);
 	return ret;
 }
@@ -202,29 +290,58 @@ static int changed_since(int fd, const struct stat *st, uint64_t size,
 	return 0;
 }
 
-static int journal_range(int jfd, uint64_t *pos, int fd, uint64_t off,
-			 uint64_t len, uint64_t in_size)
-{
-	unsigned char rec[16], *buf;
+/* A journal being built in memory, written in one go. */
+struct jbuf {
+	unsigned char *p;
+	size_t len, cap;
+	uint64_t count;
 	int ret;
+};
+
+static unsigned char *jbuf_grow(struct jbuf *j, size_t n)
+{
+	unsigned char *p;
+
+	if (j->ret)
+		return NULL;
+	if (n > SIZE_MAX - j->len) {
+		j->ret = -ENOMEM;
+		return NULL;
+	}
+	if (j->len + n > j->cap) {
+		size_t cap = j->cap ? j->cap : 4096;
+
+		while (cap < j->len + n)
+			cap = cap > SIZE_MAX / 2 ? j->len + n : cap * 2;
+		p = realloc(j->p, cap);
+		if (!p) {
+			j->ret = -ENOMEM;
+			return NULL;
+		}
+		j->p = p;
+		j->cap = cap;
+	}
+	p = j->p + j->len;
+	j->len += n;
+	return p;
+}
+
+/* The record of [off, off + len) of the file open at fd, as it is now. */
+static void journal_range(struct jbuf *j, int fd, uint64_t off, uint64_t len,
+			  uint64_t in_size)
+{
+	unsigned char *rec;
 
 	if (off >= in_size || !len)
-		return 0;
+		return;
 	if (off + len > in_size)
 		len = in_size - off;
-	buf = malloc(len);
-	if (!buf)
-		return -ENOMEM;
+	if (len > SIZE_MAX - 16 || !(rec = jbuf_grow(j, 16 + (size_t)len)))
+		return;
 	put64(rec, off);
 	put64(rec + 8, len);
-	ret = ebid_pread_full(fd, buf, len, off);
-	if (!ret)
-		ret = ebid_pwrite_full(jfd, rec, 16, *pos);
-	if (!ret)
-		ret = ebid_pwrite_full(jfd, buf, len, *pos + 16);
-	free(buf);
-	*pos += 16 + len;
-	return ret;
+	j->ret = ebid_pread_full(fd, rec + 16, (size_t)len, off);
+	j->count++;
 }
 
 /*
@@ -235,30 +352,47 @@ static int write_journal(const struct ebid_at *at, const char *jp, int fd,
 			 const struct stat *st, const struct ebid_plan *plan,
 			 int *jfd, char *err, size_t errlen)
 {
-	unsigned char hdr[40];
-	uint64_t pos = 40, count = plan->npatches + (plan->fill ? 1 : 0);
+	struct jbuf j = { 0 };
+	unsigned char *end;
 	size_t i;
 	int ret;
 
+	jbuf_grow(&j, 40);
+	for (i = 0; i < plan->npatches; i++)
+		journal_range(&j, fd, plan->patches[i].off,
+			      plan->patches[i].len, plan->in_size);
+	if (plan->fill)
+		journal_range(&j, fd, plan->id_off, plan->id_len,
+			      plan->in_size);
+	if (!j.ret) {
+		memcpy(j.p, JNL_MAGIC, 8);
+		put64(j.p + 8, (uint64_t)st->st_dev);
+		put64(j.p + 16, (uint64_t)st->st_ino);
+		put64(j.p + 24, plan->in_size);
+		put64(j.p + 32, j.count);
+	}
+	end = jbuf_grow(&j, 16);
+	if (end) {
+		memcpy(end, JNL_END, 8);
+		put64(end + 8, fnv(FNV_START, j.p, j.len - 16));
+	}
+	ret = j.ret;
+	if (ret) {
+		free(j.p);
+		return ebid_err(err, errlen, ret, "cannot make journal '%s': %s",
+				jp, strerror(-ret));
+	}
 	*jfd = openat(at->dirfd, jp,
 		      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 		      0600);
-	if (*jfd < 0)
+	if (*jfd < 0) {
+		free(j.p);
 		return ebid_err(err, errlen, -errno,
 				"cannot create journal '%s': %s", jp,
 				strerror(errno));
-	memcpy(hdr, JNL_MAGIC, 8);
-	put64(hdr + 8, (uint64_t)st->st_dev);
-	put64(hdr + 16, (uint64_t)st->st_ino);
-	put64(hdr + 24, plan->in_size);
-	put64(hdr + 32, count);
-	ret = ebid_pwrite_full(*jfd, hdr, sizeof(hdr), 0);
-	for (i = 0; !ret && i < plan->npatches; i++)
-		ret = journal_range(*jfd, &pos, fd, plan->patches[i].off,
-				    plan->patches[i].len, plan->in_size);
-	if (!ret && plan->fill)
-		ret = journal_range(*jfd, &pos, fd, plan->id_off, plan->id_len,
-				    plan->in_size);
+	}
+	ret = ebid_pwrite_full(*jfd, j.p, j.len, 0);
+	free(j.p);
 	if (!ret && fsync(*jfd) != 0)
 		ret = -errno;
 	if (!ret)
@@ -321,49 +455,80 @@ int ebid_write_plan(int fd, const struct ebid_plan *plan,
 	return ret;
 }
 
+/* The times as they were: set last, after every read of the check. */
+static int keep_times(int fd, const struct stat *st, char *err, size_t errlen)
+{
+	struct timespec ts[2] = { st->st_atim, st->st_mtim };
+
+	if (futimens(fd, ts) != 0)
+		return ebid_err(err, errlen, -errno,
+				"cannot set the times back: %s",
+				strerror(errno));
+	return 0;
+}
+
 /*
- * The planned bytes and the id into the file itself, then fsync;
+ * The planned bytes and the id into the file itself (not synced);
  * *appended: how many appended bytes are in the file.
  */
-static int patch_file(int fd, const struct stat *st,
-		      const struct ebid_plan *plan, const unsigned char *id,
-		      bool preserve_times, uint64_t *appended, char *err,
+static int patch_file(int fd, const struct ebid_plan *plan,
+		      const unsigned char *id, uint64_t *appended, char *err,
 		      size_t errlen)
 {
 	int ret = ebid_write_plan(fd, plan, id, appended);
 
-	if (!ret && preserve_times) {
-		struct timespec ts[2] = { st->st_atim, st->st_mtim };
-
-		if (futimens(fd, ts) != 0)
-			ret = -errno;
-	}
-	if (!ret && fsync(fd) != 0)
-		ret = -errno;
 	if (ret)
 		return ebid_err(err, errlen, ret, "in-place write failed: %s",
 				strerror(-ret));
 	return 0;
 }
 
-/* Committed: an empty journal undoes nothing, even if it stays. */
-static int empty_journal(int jfd, const char *jp, char *err, size_t errlen)
+/*
+ * The run is complete and synced: the journal goes, and the directory is
+ * synced so that it does not come back (a crash before that leaves it
+ * whole, and the next run undoes this one: the old file, allowed). Where
+ * it cannot be removed it is emptied, which says "completed".
+ */
+static int drop_journal(const struct ebid_at *at, int jfd, const char *jp,
+			char *err, size_t errlen)
 {
-	if (ftruncate(jfd, 0) != 0)
+	if (unlinkat(at->dirfd, jp, 0) != 0) {
+		int e = errno;
+
+		if (ftruncate(jfd, 0) != 0 || fsync(jfd) != 0)
+			return ebid_err(err, errlen, -e,
+					"cannot remove journal '%s': %s, nor empty it: %s (the next run undoes this one)",
+					jp, strerror(e), strerror(errno));
+		return ebid_err(err, errlen, -e,
+				"cannot remove journal '%s': %s (it is empty: the next run removes it)",
+				jp, strerror(e));
+	}
+	if (sync_dir_of(at) != 0)
 		return ebid_err(err, errlen, -errno,
-				"cannot truncate journal '%s': %s", jp,
-				strerror(errno));
-	if (fsync(jfd) != 0)
-		return ebid_err(err, errlen, -errno,
-				"cannot sync journal '%s': %s", jp,
-				strerror(errno));
+				"cannot sync the directory after removing journal '%s': %s",
+				jp, strerror(errno));
 	return 0;
+}
+
+/*
+ * A failed run puts the original bytes back; the journal stays where it
+ * cannot. Only what this run appended is dropped, not another writer's.
+ */
+static void undo(const struct ebid_at *at, int fd, const struct stat *st,
+		 uint64_t appended, int ret, char *err, size_t errlen)
+{
+	char why[EBID_ERRLEN];
+
+	if (recover(at, fd, st, (int64_t)appended, why, sizeof(why)) < 0)
+		ebid_err(err, errlen, ret,
+			 "in-place write failed and undo failed (%s); journal kept",
+			 why);
 }
 
 int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 		       const struct ebid_plan *plan, const unsigned char *id,
-		       bool preserve_times, ebid_check_fn check, void *arg,
-		       char *err, size_t errlen)
+		       bool preserve_times, bool leased, ebid_check_fn check,
+		       void *arg, char *err, size_t errlen)
 {
 	char *jp = journal_name(at);
 	int jfd = -1, ret;
@@ -385,12 +550,19 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 	}
 	if (!ret)
 		ret = changed_since(fd, st, plan->in_size, true, err, errlen);
+	/*
+	 * Someone asked for the file while the journal was written: nothing
+	 * is changed yet, so give way to them (the caller replaces the file
+	 * by rename instead, leaving them the inode they opened).
+	 */
+	if (!ret && leased && !ebid_lease_intact(fd))
+		ret = ebid_err(err, errlen, -EBID_ELEASE,
+			       "someone opened the file; not edited in place");
 	if (ret)
 		goto out;
 	/* From here on the journal can undo every byte we write. */
 	touched = true;
-	ret = patch_file(fd, st, plan, id, preserve_times, &appended, err,
-			 errlen);
+	ret = patch_file(fd, plan, id, &appended, err, errlen);
 	/*
 	 * Our own writes changed the times, so only the size can still tell
 	 * a writer that appended meanwhile (see docs/build-id.md, --in-place).
@@ -401,31 +573,30 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 	/* The journal goes only once the result has been checked. */
 	if (!ret && check)
 		ret = check(arg, fd, err, errlen);
-	if (!ret)
-		ret = empty_journal(jfd, jp, err, errlen);
+	if (!ret && preserve_times)
+		ret = keep_times(fd, st, err, errlen);
+	/*
+	 * Complete and checked: whoever opens the file now reads the new
+	 * bytes (the page cache). Waiting openers go on before the sync.
+	 */
+	if (!ret && leased)
+		ebid_lease_release(fd);
+	if (!ret && fsync(fd) != 0)
+		ret = ebid_err(err, errlen, -errno, "in-place write failed: %s",
+			       strerror(errno));
 	if (!ret) {
 		touched = have_journal = false;
-		ret = remove_journal(at, jp, err, errlen);
+		ret = drop_journal(at, jfd, jp, err, errlen);
 	}
 out:
-	if (jfd >= 0)
-		close(jfd);
-	if (ret && touched) {
-		char why[EBID_ERRLEN];
-
-		/*
-		 * Put the original bytes back; keep the journal if we cannot.
-		 * Drop only what we appended, not what another writer did.
-		 */
-		if (recover(at, fd, st, (int64_t)appended, why,
-			    sizeof(why)) < 0)
-			ebid_err(err, errlen, ret,
-				 "in-place write failed and undo failed (%s); journal kept",
-				 why);
-	} else if (ret && have_journal) {
+	if (ret && touched)
+		undo(at, fd, st, appended, ret, err, errlen);
+	else if (ret && have_journal) {
 		unlinkat(at->dirfd, jp, 0);
 		sync_dir_of(at);
 	}
+	if (jfd >= 0)
+		close(jfd);
 	free(jp);
 	return ret;
 }

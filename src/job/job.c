@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fs/commit.h"
@@ -92,16 +93,19 @@ static int undo_interrupted(struct ebid_job *job, int fd, bool writable,
  * without other hard links), no interrupted --in-place run left in it.
  * The descriptor, or a negative code.
  */
-static int open_input(struct ebid_job *job, bool in_place, struct stat *st,
-		      char *err, size_t errlen)
+static int open_input(struct ebid_job *job, bool in_place, bool leased,
+		      struct stat *st, char *err, size_t errlen)
 {
 	/* Only a run that writes the file itself excludes the others. */
 	bool exclusive = !job->dry_run && !job->output, open_failed = false;
 	int fd, ret;
 
-	fd = ebid_open_locked_step(job->at, in_place ? O_RDWR : O_RDONLY,
+	fd = ebid_open_locked_step(job->at,
+				   in_place || leased ? O_RDWR : O_RDONLY,
 				   exclusive, job->lock_timeout_ms, st,
 				   &open_failed, err, errlen);
+	if (fd < 0 && leased && open_failed)
+		return -EBID_ELEASE; /* not writable as it is: replace it */
 	if (fd == -ETXTBSY)
 		return ebid_err(err, errlen, fd,
 				"cannot open for in-place writing: file is being executed (without --in-place it is replaced by rename instead)");
@@ -127,7 +131,8 @@ static int open_input(struct ebid_job *job, bool in_place, struct stat *st,
 			       "replaced during the run by a file with %ju hard links; left as it is",
 			       (uintmax_t)st->st_nlink);
 	else if (ebid_inplace_pending(job->at))
-		ret = undo_interrupted(job, fd, in_place, st, err, errlen);
+		ret = undo_interrupted(job, fd, in_place || leased, st, err,
+				       errlen);
 	else
 		ret = 0;
 	if (ret) {
@@ -218,7 +223,43 @@ static int read_and_plan(struct ebid_job *job, const struct ebid_src *src,
 	return 0;
 }
 
-int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
+/*
+ * Whether the default mode may edit this inode in place: a file of one
+ * link (the others would change too), not a mount point, without
+ * set-user-ID, set-group-ID
+ * or file capabilities (a write clears those), that nobody else has open
+ * or mapped: the write lease says so, and holds others off while it is
+ * held (src/fs/lease.c).
+ */
+static bool lease_for_edit(int fd, const struct stat *st)
+{
+	struct statx stx;
+
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 1 ||
+	    (st->st_mode & (S_ISUID | S_ISGID)))
+		return false;
+	/*
+	 * A file bind-mounted over the name is another file, shown here:
+	 * like a hard link's, its other name is not ours to change (a
+	 * rename over it is refused with EBUSY, as it was before leases).
+	 */
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) != 0 ||
+	    !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return false;
+	if (fgetxattr(fd, "security.capability", NULL, 0) >= 0 ||
+	    (errno != ENODATA && errno != ENOTSUP))
+		return false;
+	return ebid_lease_take(fd) == 0;
+}
+
+/*
+ * One try of the job. leased: the default mode's first try, which opens
+ * the file for writing and edits it in place under a write lease;
+ * -EBID_ELEASE when that cannot be (the caller tries again without).
+ */
+static int run_once(struct ebid_job *job, bool leased, char *err,
+		    size_t errlen)
 {
 	struct ebid_src src = { .fd = -1 };
 	struct stat st;
@@ -230,38 +271,74 @@ int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
 	job->changed = false;
 	job->skipped = NULL;
 	job->id_len = 0;
+	job->how = NULL;
 
-	src.fd = open_input(job, in_place, &st, err, errlen);
+	src.fd = open_input(job, in_place, leased, &st, err, errlen);
 	if (src.fd < 0)
 		return src.fd;
+	if (leased && !lease_for_edit(src.fd, &st)) {
+		close(src.fd);
+		return -EBID_ELEASE;
+	}
 	src.size = (uint64_t)st.st_size;
 	job->src = &src;
 	ret = read_and_plan(job, &src, err, errlen);
 	if (ret || job->skipped || job->dry_run ||
 	    (!job->plan.actions && !job->output))
 		goto out;
-	if (in_place && job->plan.ins_len) {
+	if ((in_place || leased) && job->plan.ins_len) {
 		/* The file's bytes would move: no journal can undo that. */
-		ret = ebid_err(err, errlen, -EBID_ENOROOM,
-			       "the plan inserts %llu bytes at 0x%llx (move-head), which --in-place cannot do; run without --in-place (the file is replaced by rename)",
-			       (unsigned long long)job->plan.ins_len,
-			       (unsigned long long)job->plan.ins_at);
-	} else if (in_place) {
+		ret = leased ? -EBID_ELEASE
+			     : ebid_err(err, errlen, -EBID_ENOROOM,
+					"the plan inserts %llu bytes at 0x%llx (move-head), which --in-place cannot do; run without --in-place (the file is replaced by rename)",
+					(unsigned long long)job->plan.ins_len,
+					(unsigned long long)job->plan.ins_at);
+	} else if (in_place || leased) {
 		ret = ebid_apply_hash(&src, &job->plan, job->id, err, errlen);
 		if (!ret)
 			ret = ebid_inplace_write(job->at, src.fd, &st,
 						 &job->plan, job->id,
-						 job->preserve_times,
+						 job->preserve_times, leased,
 						 self_check_cb, job, err,
 						 errlen);
+		job->how = leased ? "edited in place under a write lease"
+				  : "edited in place (--in-place)";
 	} else {
 		ret = write_replace(job, &src, &st, err, errlen);
+		job->how = job->output ? "written to the output (-o)"
+				       : "replaced by rename";
 	}
 	job->changed = !ret;
 out:
 	job->src = NULL;
+	/* Closing the descriptor gives the lease up. */
 	close(src.fd);
+	if (ret == -EBID_ELEASE) {
+		ebid_job_release(job);
+		memset(&job->plan, 0, sizeof(job->plan));
+		memset(&job->elf, 0, sizeof(job->elf));
+	}
 	return ret;
+}
+
+int ebid_job_run(struct ebid_job *job, char *err, size_t errlen)
+{
+	/*
+	 * The default mode edits in place when nobody else has the file
+	 * open or mapped, and else replaces it by rename, leaving them the
+	 * inode they have: both keep every promise of docs/reliability.md.
+	 * The second try opens the file again, read-only: a program that
+	 * waited for the lease may be starting (execve refuses a file that
+	 * is open for writing).
+	 */
+	if (!job->in_place && !job->replace && !job->dry_run &&
+	    !job->output) {
+		int ret = run_once(job, true, err, errlen);
+
+		if (ret != -EBID_ELEASE)
+			return ret;
+	}
+	return run_once(job, false, err, errlen);
 }
 
 int ebid_content_id(int fd, const struct ebid_elf *elf,

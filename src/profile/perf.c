@@ -106,6 +106,7 @@ static int spawn(const struct program *pr, const int pipefd[2], pid_t *pid,
 	sigemptyset(&dflt);
 	sigaddset(&dflt, SIGXFSZ);
 	sigaddset(&dflt, SIGPIPE);
+	sigaddset(&dflt, SIGIO);
 	posix_spawnattr_setsigdefault(&attr, &dflt);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
 					       POSIX_SPAWN_SETSIGDEF);

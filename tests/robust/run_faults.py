@@ -24,8 +24,11 @@ that one call failed (or made short). Checked, each breach a problem:
     (and its links): no ".NAME.ebid-*" temporary, journal or backup; the
     fault was really injected (FIRED in the log)
 
-The scenarios: replace (inject --preserve-times, a user xattr on the file),
-inplace (inject --in-place on a file with two hard links), and the read
+The scenarios: replace (inject --replace --preserve-times, a user xattr on
+the file), lease (the default inject --preserve-times on the same file,
+which nobody else has open: edited in place under a write lease, its commit
+point the first write into the file, as for --in-place), inplace (inject
+--in-place on a file with two hard links), and the read
 paths verify (--perf=off) and show on a file that has its id: for those a
 hard fault must give exit 2 (verify: an ERROR line or nothing on stdout),
 never a PASS or SKIP, and a soft one the undisturbed run's output.
@@ -39,7 +42,8 @@ original plus the other process's bytes, no temporary left. The same at the
 rename (the last write) itself is reported as the remaining window.
 
 Usage: run_faults.py --tool BIN --shim SO --fixture FILE --work DIR
-                     --scenario replace|inplace|verify|show --problems FILE
+                     --scenario replace|lease|inplace|verify|show
+                     --problems FILE
                      --summary FILE [--mutate]
 Exit status: 0 no problem, 1 problems, 2 setup failed, 64 usage.
 """
@@ -157,7 +161,9 @@ class Runner:
             return [self.tool, "verify", "--perf=off", self.f]
         if self.scenario == "show":
             return [self.tool, "show", self.f]
-        return [self.tool, "inject", "--preserve-times", self.f]
+        if self.scenario == "lease":
+            return [self.tool, "inject", "--preserve-times", self.f]
+        return [self.tool, "inject", "--replace", "--preserve-times", self.f]
 
     def setup(self):
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -248,7 +254,7 @@ class Runner:
             if self.scenario == "replace" and call == "rename":
                 self.commit = i
                 break
-            if self.scenario == "inplace" and what == target and call in (
+            if self.scenario in ("inplace", "lease") and what == target and call in (
                     "write", "pwrite", "copy_file_range", "ftruncate"):
                 self.commit = i
                 break
@@ -287,7 +293,8 @@ class Runner:
         left = self.leftovers()
         # A journal that cannot be unlinked cannot be gone: it must be
         # empty (it undoes nothing) and the error must name it.
-        if point.startswith("unlink:") and self.scenario == "inplace" and \
+        if point.startswith("unlink:") and \
+                self.scenario in ("inplace", "lease") and \
                 left == [".target.ebid-journal"] and \
                 os.path.getsize(os.path.join(self.dir, left[0])) == 0 and \
                 re.search(r"journal '[^']*\.target\.ebid-journal'", err):
@@ -342,6 +349,12 @@ class Runner:
                 self.valid_new() and (self.cmd == "inject" or
                                       out == self.base_out):
             return      # a probe the command can do without; result right
+        # The default mode gives up its in-place edit for a replace when
+        # a probe before its first write fails (opening the file for
+        # writing, its capabilities): the complete new file, exit 0.
+        if rc == 0 and self.scenario == "lease" and i < self.commit and \
+                self.valid_new():
+            return
         # Opening the file's directory again ("." below its descriptor)
         # to list what killed runs left beside the file: best effort.
         if rc == 0 and call == "openat" and self.points[i][2] == "." and \
@@ -366,7 +379,7 @@ class Runner:
             if call in ("open", "openat") and \
                     self.points[i][2] == self.dir:
                 words = r"director"
-            if self.scenario == "inplace":
+            if self.scenario in ("inplace", "lease"):
                 # The step is named: writing the journal, or the in-place
                 # write and its sync.
                 words += r"|journal" if i < self.commit else r"|in-place"
@@ -398,7 +411,7 @@ class Runner:
         # Where a change can no longer be seen: the rename, or for
         # --in-place the last write into the file itself.
         window = self.commit
-        if self.scenario == "inplace":
+        if self.scenario in ("inplace", "lease"):
             target = os.path.realpath(self.f)
             window = max(i for i, p in enumerate(self.points)
                          if p[2] == target and p[0] in (
@@ -450,7 +463,8 @@ def main(argv):
             print(__doc__, file=sys.stderr)
             return 64
         a[k] = args.pop(0)
-    if not all(a.values()) or a["--scenario"] not in ("replace", "inplace",
+    if not all(a.values()) or a["--scenario"] not in ("replace", "lease",
+                                                      "inplace",
                                                        "verify", "show"):
         print(__doc__, file=sys.stderr)
         return 64
