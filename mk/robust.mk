@@ -79,3 +79,21 @@ robust: deps robust-deps
 	$(Q)EBID_BUILD=$(BUILD) EBID_ROBUST_FULL=1 \
 		EBID_TEST_TIMEOUT=$${EBID_TEST_TIMEOUT:-14400} \
 		tests/run.sh $(sort $(filter-out tests/t0601-%,$(wildcard tests/t06[0-9][0-9]-*.sh)))
+
+# The crash-state harness (tests/crash/, t0645 and t0646): the recorder
+# preloaded into a real run, and the recovery step alone.
+CRASHSHIM    := build/crash/recshim.so
+CRASHRECOVER := $(BUILD)/crash/ebid-recover
+
+$(CRASHSHIM): tests/crash/recshim.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -shared -fPIC -O2 -g -Wall -Wextra -o $@ $< -ldl -lpthread
+
+$(CRASHRECOVER): tests/crash/recover.c $(BUILD)/libelf-buildid.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libelf-buildid.a $(PKG_LIBS) -lpthread
+
+.PHONY: crashshim
+crashshim: $(CRASHSHIM) $(CRASHRECOVER)
