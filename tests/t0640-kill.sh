@@ -5,9 +5,10 @@
 # with 200 MiB appended; tests/robust/run_kills.py): the path always holds
 # the original or the complete new file, a rerun converges on the result
 # of an undisturbed run, and removes the temporaries the killed run left.
-# The same with --in-place, where a torn file is allowed only while its
-# journal is there for the rerun to undo, and for an lld executable whose
-# plan inserts a gap (move-head).
+# That with --replace; the same with --in-place and in the default mode
+# (in place under a write lease), where a torn file is allowed only while
+# its journal is there for the rerun to undo, and for an lld executable
+# whose plan inserts a gap (move-head, which the default replaces).
 # make test: EBID_KILL_RUNS (default 30) and 10 with --in-place; make
 # robust (EBID_ROBUST_FULL=1): 200 and 50.
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +60,7 @@ kills() { # LABEL RUNS [--in-place]
 }
 
 kills replace "$runs"
+kills lease "$inplace_runs" --lease
 kills in-place "$inplace_runs" --in-place
 # An lld executable (insert-gap, move-head): the 200 MiB behind the gap are
 # copied to other offsets than they had. They are a section of their own

@@ -6,6 +6,7 @@
  *
  *   EBID_FAULT=CALL:N:ACTION[,CALL:N:ACTION...]
  *     CALL    open openat read pread write pwrite fsync fsync-dir fdatasync
+ *             sync_file_range
  *             fchown fchmod fsetxattr fgetxattr flistxattr futimens rename
  *             mkostemp stat lstat fstat ftruncate copy_file_range unlink
  *             realpath mmap flock (unlinkat counts as unlink, fstatat as
@@ -20,6 +21,8 @@
  *             "shrink" (mmap only): map, then truncate the file to the
  *             mapping's offset, as another process might while the map
  *             is read (touching it then raises SIGBUS);
+ *             "slow": sleep $EBID_FAULT_SLOW_MS (default 20) milliseconds,
+ *             then make the call (widens a window for a concurrent reader);
  *             "mutate": first append one byte to $EBID_FAULT_MUTATE (another
  *             process changing the file), then make the call
  *   EBID_FAULT_SCOPE=DIR  count only calls on paths (or descriptors of
@@ -42,6 +45,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_SPECS 8
@@ -50,7 +54,7 @@ struct spec {
 	char call[96];
 	long nth;               /* 0 = all */
 	int err;                /* errno to fail with, or 0 */
-	int shortio, mutate, shrink;
+	int shortio, mutate, shrink, slow;
 };
 
 static struct spec specs[MAX_SPECS];
@@ -77,7 +81,7 @@ static const char *const calls[] = {
 	"fsync-dir", "fdatasync", "fchown", "fchmod", "fsetxattr",
 	"fgetxattr", "flistxattr", "futimens", "rename", "mkostemp", "stat",
 	"lstat", "fstat", "ftruncate", "copy_file_range", "unlink",
-	"realpath", "mmap", "flock",
+	"realpath", "mmap", "flock", "sync_file_range",
 };
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
 static long counts[NCALLS];
@@ -137,6 +141,8 @@ static void setup(void)
 			sp->mutate = 1;
 		else if (!strcmp(b, "shrink"))
 			sp->shrink = 1;
+		else if (!strcmp(b, "slow"))
+			sp->slow = 1;
 		else {
 			for (i = 0; i < (int)(sizeof(errnames) / sizeof(errnames[0])); i++)
 				if (!strcmp(b, errnames[i].name))
@@ -258,9 +264,17 @@ static int decide(const char *call, const char *what, int in_scope)
 			continue;
 		logf_("FIRED\t%s\t%ld\t%s\n", call, n,
 		      sp->shortio ? "short" : sp->mutate ? "mutate" :
-		      sp->shrink ? "shrink" : "errno");
+		      sp->shrink ? "shrink" : sp->slow ? "slow" : "errno");
 		if (sp->mutate) {
 			mutate_target();
+			continue;
+		}
+		if (sp->slow) {
+			const char *ms = getenv("EBID_FAULT_SLOW_MS");
+			long v = ms ? strtol(ms, NULL, 10) : 20;
+			struct timespec ts = { v / 1000, (v % 1000) * 1000000L };
+
+			nanosleep(&ts, NULL);
 			continue;
 		}
 		busy = 0;
@@ -542,6 +556,14 @@ int fdatasync(int fd)
 	if (decide_fd("fdatasync", fd) < 0)
 		return -1;
 	return real_fdatasync(fd);
+}
+
+int sync_file_range(int fd, off_t off, off_t n, unsigned int flags)
+{
+	REAL(int, sync_file_range, int, off_t, off_t, unsigned int);
+	if (decide_fd("sync_file_range", fd) < 0)
+		return -1;
+	return real_sync_file_range(fd, off, n, flags);
 }
 
 int fchown(int fd, uid_t u, gid_t g)

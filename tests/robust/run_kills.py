@@ -17,14 +17,16 @@ each run, each breach a problem:
              them); the killed run's leftovers are counted as figures
   journal    (--in-place) a journal is left after the rerun
 
-With --in-place the file has a second hard link and inject runs with
---in-place; then a killed run may leave the file torn as long as its
-journal is there for the next run to undo: the state after the rerun must
-be the reference result.
+Without a mode option inject runs with --replace. With --in-place the file
+has a second hard link and inject runs with --in-place; with --lease inject
+runs in its default mode on a file nobody else has open, which it edits in
+place under a write lease; in both a killed run may leave the file torn as
+long as its journal is there for the next run to undo: the state after the
+rerun must be the reference result.
 
 Usage: run_kills.py --tool BIN --fixture FILE --work DIR --runs N
                     --problems FILE --summary FILE [--mb MB] [--seed S]
-                    [--in-place]
+                    [--in-place | --lease]
 Exit status: 0 no problem, 1 problems, 2 setup failed, 64 usage.
 """
 
@@ -54,12 +56,15 @@ def sha1(path):
 def main(argv):
     a = {"--tool": None, "--fixture": None, "--work": None, "--runs": None,
          "--problems": None, "--summary": None, "--mb": "200", "--seed": "6"}
-    inplace = False
+    inplace = lease = False
     args = argv[1:]
     while args:
         k = args.pop(0)
         if k == "--in-place":
             inplace = True
+            continue
+        if k == "--lease":
+            lease = True
             continue
         if k not in a or not args:
             print(__doc__, file=sys.stderr)
@@ -92,7 +97,8 @@ def main(argv):
     size = os.path.getsize(pristine)
 
     def argv_():
-        return [tool, "inject"] + (["--in-place"] if inplace else []) + [path]
+        mode = ["--in-place"] if inplace else [] if lease else ["--replace"]
+        return [tool, "inject"] + mode + [path]
 
     def put_back():
         """Make path the original again. The reference result differs from
@@ -176,7 +182,7 @@ def main(argv):
             outcomes["new"] += 1
         else:
             outcomes["torn"] += 1
-            if not (inplace and journal):
+            if not ((inplace or lease) and journal):
                 problems.append(("state", "kill %d after %.3fs%s" % (
                     n, delay, " (it had finished)" if finished else ""),
                     "the path holds neither the original nor the complete "
@@ -209,7 +215,7 @@ def main(argv):
     with open(a["--problems"], "a") as f:
         for p_ in problems:
             f.write("\t".join(p_) + "\n")
-    mode = "--in-place" if inplace else "replace"
+    mode = "--in-place" if inplace else "lease" if lease else "replace"
     line = ("%s: %d kills of inject on a %d-byte file (undisturbed run "
             "%.2fs; delays %.3f..%.3fs, seed %s): %d original, %d new, %d "
             "torn%s; killed runs that left temporaries: %d; reruns that "
@@ -218,7 +224,7 @@ def main(argv):
                a["--seed"], outcomes["original"], outcomes["new"],
                outcomes["torn"],
                " (journal left for the rerun: %d)" % journals_after_kill
-               if inplace else "", stale_after_kill, stale_after_rerun,
+               if inplace or lease else "", stale_after_kill, stale_after_rerun,
                len(problems)))
     with open(a["--summary"], "a") as f:
         f.write(line + "\n")
