@@ -62,7 +62,9 @@ int ebid_mkdirs_beneath(int rootfd, const char *rel, int *dirfd, char *err,
  * elf-buildid runs take the same lock, so runs on one file act one after
  * another. A non-regular file is returned unlocked. Returns the
  * descriptor (owned by the caller; closing it drops the lock) or a
- * negative code (-EBID_ELOCKED on timeout, naming the holder if known).
+ * negative code (-EBID_ELOCKED on timeout, naming the holder if known;
+ * -EBID_ECHANGED when an interrupted in-place edit left its journal
+ * beside the file: only a run that writes it undoes that).
  */
 int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
 		     long timeout_ms, struct stat *st, char *err,

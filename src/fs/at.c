@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "fs/fs.h"
+#include "fs/commit.h"
 
 void ebid_at_init(struct ebid_at *at)
 {
@@ -453,7 +454,19 @@ int ebid_open_locked(const struct ebid_at *at, int flags, bool exclusive,
 		     size_t errlen)
 {
 	bool open_failed = false;
+	int fd = ebid_open_locked_step(at, flags, exclusive, timeout_ms, st,
+				       &open_failed, err, errlen);
 
-	return ebid_open_locked_step(at, flags, exclusive, timeout_ms, st,
-				     &open_failed, err, errlen);
+	/*
+	 * With the lock held no run is editing the file, so a journal beside
+	 * it is an interrupted one's (killed, or a power loss): the bytes may
+	 * be half edited. Only a run that writes the file undoes it.
+	 */
+	if (fd >= 0 && S_ISREG(st->st_mode) && ebid_inplace_pending(at)) {
+		close(fd);
+		return ebid_err(err, errlen, -EBID_ECHANGED,
+				"an interrupted in-place edit left its journal '.%s.ebid-journal' beside it, so its bytes may be half written; run inject on the file to undo the edit",
+				at->name);
+	}
+	return fd;
 }
