@@ -109,7 +109,7 @@ PY
 torn=$(sha "$d/k")
 run "$EBID" inject -o "$d/out" "$d/k"
 expect_eq "-o: exit" "$rc" 2
-expect_match "-o: says why" "$err" "interrupted --in-place run"
+expect_match "-o: says why" "$err" "interrupted in-place edit"
 expect_eq "-o: input untouched" "$(sha "$d/k")" "$torn"
 [ -e "$d/out" ] && t_fail "-o wrote $d/out"
 cp "$FIXTURES/nobuildid" "$d/clean"

@@ -62,13 +62,13 @@ static int undo_interrupted(struct ebid_job *job, int fd, bool writable,
 
 	if (!writable && (job->dry_run || job->output))
 		return ebid_err(err, errlen, -EBID_ECHANGED,
-				"an interrupted --in-place run left its journal beside it; run inject on the file itself first to undo it");
+				"an interrupted in-place edit left its journal beside it; run inject on the file itself first to undo it");
 	if (!writable) {
 		wfd = openat(job->at->dirfd, job->at->name,
 			     O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 		if (wfd < 0)
 			return ebid_err(err, errlen, -errno,
-					"cannot open to undo an interrupted --in-place run: %s",
+					"cannot open to undo an interrupted in-place edit: %s",
 					strerror(errno));
 		if (fstat(wfd, &wst) != 0 || wst.st_dev != st->st_dev ||
 		    wst.st_ino != st->st_ino) {
@@ -90,7 +90,7 @@ static int undo_interrupted(struct ebid_job *job, int fd, bool writable,
  * Opens the input under its lock, held from the first read to the commit
  * so that runs on one file act one after another, and makes sure it is
  * one the job may read: a regular file, the inode the walk found (or one
- * without other hard links), no interrupted --in-place run left in it.
+ * without other hard links), no interrupted in-place edit left in it.
  * The descriptor, or a negative code.
  */
 static int open_input(struct ebid_job *job, bool in_place, bool leased,
