@@ -219,6 +219,10 @@ group_bench() {
 	cmd lscpu util-linux
 	cmd truncate coreutils
 	cmd sync coreutils
+	# The post-link rows on each file system (scripts/bench-postlink):
+	# XFS with reflink and btrfs in loop-mounted image files.
+	cmd mkfs.xfs xfsprogs
+	cmd mkfs.btrfs btrfs-progs
 }
 
 # make STATIC=1 links the .a archives the -dev packages ship, found the
