@@ -233,11 +233,49 @@ static int create_temp(int dfd, const char *name, char **tmp)
 	return -EEXIST;
 }
 
+/*
+ * The directory's lock, on an open file of our own: another run may be
+ * between creating its temporary and locking it (-o into one OUT, or -o
+ * and a run on OUT itself), and the lock keeps the two steps from being
+ * taken for a dead run's leftover. The descriptor (closing it releases
+ * the lock), or a negative code.
+ */
+static int lock_dir(int dirfd, long timeout_ms, char *err, size_t errlen)
+{
+	long long deadline = timeout_ms < 0 ? -1 : ebid_now_ms() + timeout_ms;
+	int ret, dlock = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dlock < 0)
+		return ebid_err(err, errlen, -errno,
+				"cannot open its directory to lock it: %s",
+				strerror(errno));
+	ret = ebid_flock_wait(dlock, LOCK_EX, deadline);
+	if (!ret)
+		return dlock;
+	close(dlock);
+	if (ret == -ETIMEDOUT)
+		return ebid_err(err, errlen, -EBID_ELOCKED,
+				"its directory stayed locked by another process (--lock-timeout)");
+	return ebid_err(err, errlen, ret, "cannot lock its directory: %s",
+			strerror(-ret));
+}
+
+void ebid_commit_sweep(int dirfd, const char *name, struct ebid_temps *temps,
+		       long timeout_ms)
+{
+	char err[EBID_ERRLEN];
+	int dlock = lock_dir(dirfd, timeout_ms, err, sizeof(err));
+
+	if (dlock < 0)
+		return; /* best effort: the leftovers wait for another run */
+	remove_stale_temps(temps, dirfd, name);
+	close(dlock);
+}
+
 int ebid_commit_begin(struct ebid_commit *c, int dirfd, const char *name,
 		      struct ebid_temps *temps, long timeout_ms, char *err,
 		      size_t errlen)
 {
-	long long deadline = timeout_ms < 0 ? -1 : ebid_now_ms() + timeout_ms;
 	int ret = 0, dlock = -1;
 
 	ebid_commit_init(c);
@@ -247,28 +285,9 @@ int ebid_commit_begin(struct ebid_commit *c, int dirfd, const char *name,
 		ret = ebid_err(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
-	/*
-	 * Another run may be between creating its temporary and locking it
-	 * (-o into one OUT, or -o and a run on OUT itself): the directory's
-	 * lock, on an open file of our own, keeps the two steps from being
-	 * taken for a dead run's leftover.
-	 */
-	dlock = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dlock = lock_dir(dirfd, timeout_ms, err, errlen);
 	if (dlock < 0) {
-		ret = ebid_err(err, errlen, -errno,
-			       "cannot open its directory to lock it: %s",
-			       strerror(errno));
-		goto out;
-	}
-	ret = ebid_flock_wait(dlock, LOCK_EX, deadline);
-	if (ret == -ETIMEDOUT) {
-		ret = ebid_err(err, errlen, -EBID_ELOCKED,
-			       "its directory stayed locked by another process (--lock-timeout)");
-		goto out;
-	}
-	if (ret) {
-		ret = ebid_err(err, errlen, ret,
-			       "cannot lock its directory: %s", strerror(-ret));
+		ret = dlock;
 		goto out;
 	}
 	remove_stale_temps(temps, dirfd, name);

@@ -32,6 +32,13 @@ int ebid_commit_finish(struct ebid_commit *c, int in_fd,
 		       bool preserve_times, char *err, size_t errlen);
 /* Same inode, size, modification and change times. */
 bool ebid_same_file_state(const struct stat *a, const struct stat *b);
+/*
+ * Removes, under the directory's lock, the temporaries that killed runs
+ * left beside name (a run writing name in place makes none of its own but
+ * clears theirs, as a replacing run does). Best effort.
+ */
+void ebid_commit_sweep(int dirfd, const char *name, struct ebid_temps *temps,
+		       long timeout_ms);
 /* Removes the temp file and releases c. Accepts an initialised c. */
 void ebid_commit_abort(struct ebid_commit *c);
 

@@ -294,6 +294,8 @@ static int run_once(struct ebid_job *job, bool leased, char *err,
 					(unsigned long long)job->plan.ins_len,
 					(unsigned long long)job->plan.ins_at);
 	} else if (in_place || leased) {
+		ebid_commit_sweep(job->at->dirfd, job->at->name, job->temps,
+				  job->lock_timeout_ms);
 		ret = ebid_apply_hash(&src, &job->plan, job->id, err, errlen);
 		if (!ret)
 			ret = ebid_inplace_write(job->at, src.fd, &st,
