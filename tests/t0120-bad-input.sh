@@ -118,4 +118,17 @@ for cmd in inject verify show link; do
 	t_end
 done
 
+t_begin "a refused link leaves no debug directory it made; one it placed into stays"
+echo text >"$SCRATCH/notelf"
+rm -rf "$SCRATCH/made" "$SCRATCH/keep"
+mkdir -p "$SCRATCH/keep"
+expect_exit 2 "$EBID" link --debug-dir="$SCRATCH/made/a/b" "$SCRATCH/notelf"
+expect_false "the directories it made are gone" [ -e "$SCRATCH/made" ]
+expect_exit 2 "$EBID" link --debug-dir="$SCRATCH/keep/x" "$SCRATCH/notelf"
+expect_eq "what was there stays, what it made goes" "$(ls -A "$SCRATCH/keep")" ""
+cp "$FIXTURES/plain" "$SCRATCH/prog" && "$EBID" inject -q "$SCRATCH/prog"
+expect_exit 2 "$EBID" link --debug-dir="$SCRATCH/made" "$SCRATCH/prog" "$SCRATCH/notelf"
+expect_true "a run that placed a file keeps its directory" [ -d "$SCRATCH/made/.build-id" ]
+t_end
+
 t_done

@@ -94,8 +94,19 @@ t_end
 t_begin "verify fails both on unique, and says why and what to do"
 run "$EBID" verify --perf=off one two
 expect_eq "exit" "$rc" 1
-expect_match "one" "$(grep '^FAIL  one ' <<<"$out")" "unique: same id as 'two': both derived from the Go build id '$goid', the same for every binary built this way; run inject -f"
+expect_match "one" "$(grep '^FAIL  one ' <<<"$out")" "unique: same id as 'two': both derived from the Go build id '$goid', the same for every binary built this way; run elf-buildid inject \\(it replaces an id derived from a placeholder"
 expect_match "two" "$(grep '^FAIL  two ' <<<"$out")" "unique: same id as 'one': both derived from the Go build id '$goid'"
+t_end
+
+t_begin "what verify advises is enough: plain inject replaces both (a placeholder's id)"
+cp one one.adv && cp two two.adv
+run "$EBID" inject one.adv two.adv
+expect_eq "exit" "$rc" 0
+expect_ne "one's id" "$(readelf_ids one.adv)" "$sum"
+expect_ne "the two ids" "$(readelf_ids one.adv)" "$(readelf_ids two.adv)"
+expect_eq "ebid.py id one" "$(py_id one.adv)" "$(readelf_ids one.adv)"
+run "$EBID" verify --perf=off one.adv two.adv
+expect_eq "verify exit" "$rc" 0
 t_end
 
 t_begin "inject -f replaces both with content ids, and verify passes"

@@ -58,6 +58,11 @@ for v in default pie sw; do
 	expect_match "show" "$out" 'kernel-visible: yes'
 	expect_exit 0 "$EBID" verify --perf=off "$f"
 	expect_eq "the program runs" "$("$f" | head -n 1)" "hello from the elf-buildid fixture"
+	# --content-hash fails it (the kept id is Go's, not the file's hash),
+	# and says so instead of blaming a change nobody made.
+	run "$EBID" verify --perf=off --content-hash "$f"
+	expect_eq "verify --content-hash exit" "$rc" 1
+	expect_match "verify --content-hash" "$out" "content: id is not the file's sha1 content hash: Go's linker derived it from the Go build id '[^']+' \\(inject keeps such an id"
 	t_end
 
 	t_begin "$v: a second inject changes nothing"

@@ -490,6 +490,17 @@ enum ebid_go_derivation {
 enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf);
 
 /*
+ * Whether the GNU id is the one Go's linker derived from the Go build id
+ * the go command gave it: four parts "a/b/c/d" whose last one, the
+ * binary's content id, the go command writes only after the link; until
+ * then it is the action id "a" (cmd/go's buildid.go). So a default
+ * `go build` (Go 1.24 and later) has the derivation of "a/b/c/a", which
+ * ebid_go_derived() cannot see (measured: go1.26.8's current/default
+ * fixture). Such an id is unique as the build is, but not a content hash.
+ */
+bool ebid_go_derived_at_link(const struct ebid_elf *elf);
+
+/*
  * Whether a Go build id (len bytes at id) has a form the go command
  * writes: 2 or 4 parts separated by '/', each 20 characters of URL-safe
  * base64 (A-Z a-z 0-9 - _), the content hashes of cmd/go's buildid.go.

@@ -258,6 +258,52 @@ static void link_print(const struct cli *cli, struct result *r)
 		printf("%s  %s\n", r->id, r->dest ? r->dest : r->path);
 }
 
+/*
+ * The directories of dir's path that do not exist yet, deepest first
+ * (owned by the caller, *n of them): what open_root() makes, and what a
+ * run that placed nothing removes again.
+ */
+static char **missing_dirs(const char *dir, size_t *n)
+{
+	char *p = strdup(dir), **v = NULL, **nv;
+	struct stat st;
+
+	*n = 0;
+	while (p && p[0] && strcmp(p, "/") && strcmp(p, ".") &&
+	       stat(p, &st) != 0 && errno == ENOENT) {
+		char *slash;
+
+		nv = realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[(*n)++] = strdup(p);
+		slash = strrchr(p, '/');
+		while (slash && slash > p && slash[1] == '\0') {
+			*slash = '\0';
+			slash = strrchr(p, '/');
+		}
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	free(p);
+	return v;
+}
+
+/* Removes what missing_dirs() listed, deepest first, while empty. */
+static void unmake_dirs(char **v, size_t n, bool placed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!placed && v[i] && rmdir(v[i]) != 0)
+			placed = true; /* not empty: keep it and its parents */
+		free(v[i]);
+	}
+	free(v);
+}
+
 /* Creates the destination the user named if need be, and holds it open. */
 static int open_root(const char *dir, int *fd)
 {
@@ -274,9 +320,16 @@ int cmd_link(const struct cli *cli, char **args, int nargs)
 {
 	struct cli c = *cli;
 	struct result *v;
-	size_t n;
+	size_t n, i, nmade[2] = { 0, 0 };
+	char **made[2] = { NULL, NULL };
+	bool placed = false;
 	int status;
 
+	/* What a run that places nothing must not leave behind. */
+	if (c.debug_dir)
+		made[0] = missing_dirs(c.debug_dir, &nmade[0]);
+	if (c.perf_cache)
+		made[1] = missing_dirs(c.perf_cache, &nmade[1]);
 	/* Everything below the roots is reached from these descriptors. */
 	c.debug_dirfd = c.perf_cachefd = -1;
 	status = c.debug_dir ? open_root(c.debug_dir, &c.debug_dirfd) : 0;
@@ -285,8 +338,12 @@ int cmd_link(const struct cli *cli, char **args, int nargs)
 	if (!status) {
 		status = cli_run(&c, args, nargs, link_work, link_print, &v,
 				 &n);
+		for (i = 0; i < n; i++)
+			placed = placed || v[i].outcome == OUT_LINKED;
 		cli_results_free(v, n);
 	}
+	unmake_dirs(made[0], nmade[0], placed);
+	unmake_dirs(made[1], nmade[1], placed);
 	if (c.debug_dirfd >= 0)
 		close(c.debug_dirfd);
 	if (c.perf_cachefd >= 0)

@@ -231,6 +231,13 @@ static void check_content(const struct cli *cli, struct result *r, int fd,
 		r->outcome = OUT_FAILED;
 		snprintf(r->msg, sizeof(r->msg),
 			 "cannot compute the content hash: %s", err);
+	} else if (memcmp(id, g->desc, g->desc_len) &&
+		   (ebid_go_derived(elf) != EBID_GO_DERIVED_NO ||
+		    ebid_go_derived_at_link(elf))) {
+		/* Nothing changed the file: the id never was its hash. */
+		add_check(r, "content", CHECK_FAIL,
+			  "id is not the file's %s content hash: Go's linker derived it from the Go build id '%.100s' (inject keeps such an id and makes it kernel-visible; inject -f replaces it with the content hash)",
+			  ebid_hash_name(alg), r->go_id);
 	} else if (memcmp(id, g->desc, g->desc_len)) {
 		add_check(r, "content", CHECK_FAIL,
 			  "id does not match the file's %s content hash: the file was modified after the id was stamped (stripped?)",
@@ -542,8 +549,12 @@ static void check_unique(struct result *v, size_t n)
 		if (other && s[i]->go_derived && other->go_derived &&
 		    !strcmp(s[i]->go_id, other->go_id)) {
 			add_check(s[i], "unique", CHECK_FAIL,
-				  "same id as '%.150s': both derived from the Go build id '%.100s', the same for every binary built this way; run inject -f",
-				  other->path, s[i]->go_id);
+				  "same id as '%.150s': both derived from the Go build id '%.100s', the same for every binary built this way; %s",
+				  other->path, s[i]->go_id,
+				  ebid_go_id_by_go_command((const unsigned char *)s[i]->go_id,
+							   strlen(s[i]->go_id))
+					  ? "run elf-buildid inject -f (it replaces the id with the content hash)"
+					  : "run elf-buildid inject (it replaces an id derived from a placeholder with the content hash)");
 			s[i]->outcome = OUT_FAIL;
 		} else if (other) {
 			add_check(s[i], "unique", CHECK_FAIL,

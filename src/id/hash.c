@@ -224,29 +224,64 @@ out:
  *   Go 1.22 and 1.23 (-B gobuildid is new in 1.22): cmd/internal/notsha256,
  *     SHA-256 with every bit inverted.
  */
-enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf)
+/* Which formula, if any, makes gnu (20 bytes) from the Go build id s. */
+static enum ebid_go_derivation derive_match(const unsigned char *s, size_t n,
+					    const unsigned char *gnu)
 {
-	const struct ebid_note *g = &elf->gnu, *go = &elf->go;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int len = 0, i;
 	char err[160];
 
-	if (!g->present || !go->present || g->desc_len != 20 ||
-	    go->desc_len == 0 || go->desc_len > EBID_GO_ID_MAX ||
-	    ossl_setup(err, sizeof(err)))
-		return EBID_GO_DERIVED_NO;
-	if (EVP_Digest(go->desc, go->desc_len, md, &len, EVP_sha256(),
-		       NULL) != 1 || len < 20)
+	if (ossl_setup(err, sizeof(err)) ||
+	    EVP_Digest(s, n, md, &len, EVP_sha256(), NULL) != 1 || len < 20)
 		return EBID_GO_DERIVED_NO;
 	md[0] ^= 0x01;
-	if (!memcmp(md, g->desc, 20))
+	if (!memcmp(md, gnu, 20))
 		return EBID_GO_DERIVED_SUM32_GO124;
 	md[0] ^= 0x01 ^ 0xff;
-	if (!memcmp(md, g->desc, 20))
+	if (!memcmp(md, gnu, 20))
 		return EBID_GO_DERIVED_SUM32;
 	for (i = 1; i < 20; i++) /* byte 0 is inverted already */
 		md[i] ^= 0xff;
-	if (!memcmp(md, g->desc, 20))
+	if (!memcmp(md, gnu, 20))
 		return EBID_GO_DERIVED_NOTSHA256;
 	return EBID_GO_DERIVED_NO;
+}
+
+enum ebid_go_derivation ebid_go_derived(const struct ebid_elf *elf)
+{
+	const struct ebid_note *g = &elf->gnu, *go = &elf->go;
+
+	if (!g->present || !go->present || g->desc_len != 20 ||
+	    go->desc_len == 0 || go->desc_len > EBID_GO_ID_MAX)
+		return EBID_GO_DERIVED_NO;
+	return derive_match(go->desc, go->desc_len, g->desc);
+}
+
+bool ebid_go_derived_at_link(const struct ebid_elf *elf)
+{
+	const struct ebid_note *g = &elf->gnu, *go = &elf->go;
+	unsigned char s[EBID_GO_ID_MAX];
+	const unsigned char *slash[3];
+	size_t n = 0, i, first;
+
+	if (!g->present || !go->present || g->desc_len != 20 ||
+	    go->desc_len == 0 || go->desc_len > EBID_GO_ID_MAX)
+		return false;
+	for (i = 0; i < go->desc_len; i++)
+		if (go->desc[i] == '/') {
+			if (n == 3)
+				return false;
+			slash[n++] = go->desc + i;
+		}
+	if (n != 3)
+		return false;
+	/* "a/b/c/d" as the linker was given it: "a/b/c/a". */
+	first = (size_t)(slash[0] - go->desc);
+	n = (size_t)(slash[2] + 1 - go->desc);
+	if (n + first > sizeof(s))
+		return false;
+	memcpy(s, go->desc, n);
+	memcpy(s + n, go->desc, first);
+	return derive_match(s, n + first, g->desc) != EBID_GO_DERIVED_NO;
 }
