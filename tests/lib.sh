@@ -232,13 +232,21 @@ expect_true() {
 	t_fail "$what"
 }
 
-# expect_false WHAT CMD...: CMD must fail.
+# expect_false WHAT CMD...: CMD must fail cleanly: exit 1 to 125. 126 (not
+# executable), 127 (not found) and a signal (128 and up) are not the
+# failure asked for, and fail the check too (git's test_must_fail).
 expect_false() {
-	local what=$1
+	local what=$1 rc
 	shift
 	t_check
-	"$@" || return 0
-	t_fail "$what"
+	"$@"
+	rc=$?
+	[ "$rc" -ge 1 ] && [ "$rc" -le 125 ] && return 0
+	if [ "$rc" = 0 ]; then
+		t_fail "$what"
+	else
+		t_fail "$what: '$1' ended with status $rc (not found, not executable or a signal), not a clean failure"
+	fi
 }
 
 # re_quote TEXT: TEXT as an extended regular expression that matches itself.

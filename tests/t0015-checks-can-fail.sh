@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 lint=$TOP/tests/lint/checks-can-fail.py
-for kind in status-after-subst loop-var-after-loop status-unread; do
+for kind in status-after-subst loop-var-after-loop status-unread check-and-chain; do
 	t_begin "the lint flags tests/lint/bad-$kind.sh, with that pattern only"
 	expect_exit 1 python3 "$lint" "$TOP/tests/lint/bad-$kind.sh"
 	expect_match "finding" "$out" "bad-$kind.sh:[0-9]+: $kind: "

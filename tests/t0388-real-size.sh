@@ -41,7 +41,7 @@ while IFS=$'\t' read -r name _; do
 	f=$matrix/$name
 	load=$(readelf -lW "$f" | awk '$1 == "LOAD" { print $5; exit }')
 	expect_true "$name: first PT_LOAD is ${load:-missing} bytes, not past the first page" \
-		[ -n "$load" ] && [ $((load)) -gt 4096 ]
+		eval '[ -n "$load" ] && [ $((load)) -gt 4096 ]'
 	syms=$(readelf --dyn-syms -W "$f" | grep -c ' real_f1[0-9][0-9][0-9]$')
 	want=400
 	[[ $name == *-pielibc-* ]] && want=0
@@ -72,14 +72,14 @@ for name in real-gcc-lld-pielibc-nobuildid real-clang-lld-pielibc-nobuildid; do
 	note=$(readelf -lW "$f" | awk '$1 == "NOTE" { print $2, $5; exit }')
 	read -r noff nsz <<<"$note"
 	expect_true "$name: first PT_NOTE ($note) not in the first page" \
-		[ -n "$noff" ] && [ $((noff + nsz)) -le 4096 ]
+		eval '[ -n "$noff" ] && [ $((noff + nsz)) -le 4096 ]'
 	bid=$(section "$f" .note.gnu.build-id | cut -d' ' -f2)
 	expect_eq "$name: the first PT_NOTE is .note.gnu.build-id" "$((noff))" "$((0x${bid:-0}))"
 	dynsym=$(section "$f" .dynsym | cut -d' ' -f1)
 	symtab=$(readelf -dW "$f" | awk '$2 == "(SYMTAB)" { print $3 }')
 	load=$(readelf -lW "$matrix/$name" | awk '$1 == "LOAD" { print $5; exit }')
 	expect_true "$name: .dynsym at 0x$dynsym, not behind the first PT_LOAD ($load)" \
-		[ -n "$dynsym" ] && [ $((0x$dynsym)) -ge $((load)) ]
+		eval '[ -n "$dynsym" ] && [ $((0x$dynsym)) -ge $((load)) ]'
 	expect_eq "$name: DT_SYMTAB is .dynsym's address" "$((symtab))" "$((0x$dynsym))"
 	expect_eq "$name: readelf -D --dyn-syms through DT_SYMTAB" \
 		"$(readelf -DW --dyn-syms "$f" | grep -c ' puts\| printf\| strlen')" \
@@ -133,9 +133,9 @@ for name in real-gcc-lld-pie-nobuildid real-gcc-lld-nopie-nobuildid \
 	dynsym=$(section "$f" .dynsym)
 	read -r daddr doff <<<"$dynsym"
 	expect_true "$name: .dynsym (0x$doff, 0x$daddr) not in the new PT_LOAD ($loff $laddr $lsz)" \
-		[ -n "$doff" ] && [ $((0x$doff)) -ge $((loff)) ] &&
-		[ $((0x$doff - loff)) -eq $((0x$daddr - laddr)) ] &&
-		[ $((0x$doff)) -lt $((loff + lsz)) ]
+		eval '[ -n "$doff" ] && [ $((0x$doff)) -ge $((loff)) ] &&
+			[ $((0x$doff - loff)) -eq $((0x$daddr - laddr)) ] &&
+			[ $((0x$doff)) -lt $((loff + lsz)) ]'
 	# Behind every segment's bytes of the input, and before every
 	# non-allocated section (dwz wants the allocated ones first).
 	segs_end=$(readelf -lW "$matrix/$name" | while read -r _ o _ _ fs _; do
@@ -152,7 +152,7 @@ for name in real-gcc-lld-pie-nobuildid real-gcc-lld-nopie-nobuildid \
 	note=$(readelf -lW "$f" | awk '$1 == "NOTE" { print $2, $5; exit }')
 	read -r noff nsz <<<"$note"
 	expect_true "$name: first PT_NOTE ($note) not in the first page" \
-		[ -n "$noff" ] && [ $((noff + nsz)) -le 4096 ]
+		eval '[ -n "$noff" ] && [ $((noff + nsz)) -le 4096 ]'
 	id=$(readelf -nW "$f" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
 	expect_match "$name: readelf -n shows a build id" "$id" '^[0-9a-f]{40}$'
 	expect_match "$name: perf buildid-list -i" \

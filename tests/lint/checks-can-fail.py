@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Finds checks in the shell tests that cannot fail (issue 29).
+"""Finds checks in the shell tests that cannot fail (issues 29 and 36).
 
-Three patterns, each a check that passed whatever the tool did:
+Four patterns, each a check that passed whatever the tool did:
 
   status-after-subst  $? read on a line after a command substitution
                       ($(...) or `...`): $? is then the substitution's
@@ -14,6 +14,15 @@ Three patterns, each a check that passed whatever the tool did:
   status-unread       `run CMD` whose $rc is never read before the next
                       command is run, the block ends or the loop turns:
                       CMD's exit status is never looked at.
+  check-and-chain     expect_true, expect_false or expect_exit whose
+                      command goes on past an unquoted && or || (on its
+                      line or its continuation lines): only the first
+                      command is inside the check, the rest runs after
+                      it and its status is lost ("expect_true W [ -n "$x" ]
+                      && [ $x -gt 4096 ]" passed for x=100). Wrap such a
+                      chain in eval '...' or a function. "|| return",
+                      "|| break" and the like act on the check's own
+                      result and are not flagged.
 
 A line may say why a finding is right with a comment `# lint: ok (why)`.
 Usage: checks-can-fail.py FILE...; prints FILE:LINE: PATTERN: text, and
@@ -30,8 +39,53 @@ OK = re.compile(r'#\s*lint:\s*ok\b')
 
 
 def words(line):
-    """The line without its comment and quoted strings' contents."""
+    """The line without its comment (quoted strings are kept)."""
     return re.sub(r'\s#.*$', '', line)
+
+
+def unquoted(code):
+    """code with the contents of its quoted strings taken out."""
+    out, q, i = [], None, 0
+    while i < len(code):
+        c = code[i]
+        if q == "'":
+            if c == "'":
+                q = None
+        elif q == '"':
+            if c == '\\':
+                i += 1
+            elif c == '"':
+                q = None
+        elif c in "'\"":
+            q = c
+            out.append(c)
+        elif c == '\\':
+            i += 1
+        else:
+            out.append(c)
+        i += 1
+    return ''.join(out)
+
+
+CHECK_CALL = re.compile(r'^\s*(expect_true|expect_false|expect_exit)\s')
+
+
+def check_and_chain(lines):
+    i = 0
+    while i < len(lines):
+        if not CHECK_CALL.match(lines[i]) or OK.search(lines[i]):
+            i += 1
+            continue
+        start, text = i, words(lines[i])
+        while text.rstrip().endswith('\\') and i + 1 < len(lines):
+            i += 1
+            text = text.rstrip()[:-1] + ' ' + words(lines[i])
+        # "|| return 1", "|| break" act on the check's own result.
+        for m in re.finditer(r'(&&|\|\|)\s*(\S*)', unquoted(text)):
+            if m.group(2) not in ('return', 'break', 'continue', 'exit'):
+                yield start, 'check-and-chain'
+                break
+        i += 1
 
 
 def status_closed_subst(code):
@@ -157,7 +211,8 @@ def main(argv):
             lines = f.read().split('\n')
         readers = rc_readers(libs + [path])
         for check in (status_after_subst, loop_var_after_loop,
-                      lambda ls: status_unread(ls, readers)):
+                      lambda ls: status_unread(ls, readers),
+                      check_and_chain):
             for i, what in check(lines):
                 print('%s:%d: %s: %s' % (path, i + 1, what, lines[i].strip()))
                 found += 1
