@@ -618,7 +618,7 @@ for s in "${shapes[@]}"; do
 		files_before=$(ls -A "$SCRATCH")
 		expect_exit 2 "$EBID" inject --in-place "$ip"
 		expect_one_error_line "$ip"
-		expect_match "message" "$err" "inserts [0-9]+ bytes at 0x[0-9a-f]+ \(move-head\), which --in-place cannot do; run without --in-place"
+		expect_match "message" "$err" "inserts [0-9]+ bytes at 0x[0-9a-f]+ \(insert-gap\), which --in-place cannot do; run without --in-place"
 		expect_true "file changed" cmp -s "$orig" "$ip"
 		expect_eq "inode, mtime, size" "$(file_state "$ip")" "$before"
 		expect_eq "files in the directory" "$(ls -A "$SCRATCH")" "$files_before"

@@ -6,12 +6,6 @@
 #include "internal.h"
 
 /*
- * Check that new, the result of applying plan to old, is what the plan
- * promised: the note is in a .note.gnu.build-id SHF_ALLOC SHT_NOTE section,
- * the kernel's reader finds the same id, and every section and program
- * header of old is unchanged but for those the plan names.
- */
-/*
  * Reads an output of plan (made from old) back into *new for
  * ebid_check_result(): its layout, and for a plan that moved sections its
  * symbols and relocations too, over the addresses of what moved (for
@@ -21,6 +15,12 @@ int ebid_elf_read_output(struct ebid_elf *new, const struct ebid_src *src,
 			 const struct ebid_elf *old,
 			 const struct ebid_plan *plan, char *err,
 			 size_t errlen);
+/*
+ * Checks that new, the result of applying plan to old, is what the plan
+ * promised: the note is in a .note.gnu.build-id SHF_ALLOC SHT_NOTE section,
+ * the kernel's reader finds the same id, and every section and program
+ * header of old is unchanged but for those the plan names.
+ */
 int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      const struct ebid_plan *plan, const unsigned char *id,
 		      char *err, size_t errlen);

@@ -290,7 +290,7 @@ static int run_once(struct ebid_job *job, bool leased, char *err,
 		/* The file's bytes would move: no journal can undo that. */
 		ret = leased ? -EBID_ELEASE
 			     : ebid_err(err, errlen, -EBID_ENOROOM,
-					"the plan inserts %llu bytes at 0x%llx (move-head), which --in-place cannot do; run without --in-place (the file is replaced by rename)",
+					"the plan inserts %llu bytes at 0x%llx (insert-gap), which --in-place cannot do; run without --in-place (the file is replaced by rename)",
 					(unsigned long long)job->plan.ins_len,
 					(unsigned long long)job->plan.ins_at);
 	} else if (in_place || leased) {

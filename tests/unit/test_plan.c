@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests (TAP) for the planner, through the public API only
- * (include/elf-buildid.h): real and crafted ELF files are read into memory,
+ * Unit tests (TAP) for the planner, through the public API
+ * (include/elf-buildid.h) and, white-box, the self-check's and the reader's
+ * internal headers: real and crafted ELF files are read into memory,
  * planned (inject, reserve, backfill; sha1, sha256, md5, sha1-tree, --id,
  * --force), applied to memory and read back. Each output is judged by the
  * library's own self-check and by readers written here: the id is the hash
