@@ -65,11 +65,19 @@ mkdir -p "$SCRATCH/big/src/elf" "$SCRATCH/big/scripts"
 	printf '#!/usr/bin/env python3\ndef long_helper():\n'
 	for i in $(seq 121); do printf '    x = %d\n' "$i"; done
 } >"$SCRATCH/big/scripts/helper"
+# A test helper in a folder of tests/ (tests/robust/run_kills.py had a main
+# of 177 lines that the lint did not see).
+mkdir -p "$SCRATCH/big/tests/robust"
+{
+	printf 'def long_main():\n'
+	for i in $(seq 121); do printf '    x = %d\n' "$i"; done
+} >"$SCRATCH/big/tests/robust/campaign.py"
 expect_exit 1 python3 "$sizes" "$SCRATCH/big"
 expect_match "the file" "$out" '^src/elf/big\.c:1: 9[0-9][0-9] lines \(at most 900\)'
 expect_match "the C function" "$out" '^src/elf/big\.c:1: function long_one: 84 lines \(at most 80\)'
 expect_match "the helper's function" "$out" '^scripts/helper:2: function long_helper: 122 lines \(at most 120\)'
-expect_eq "findings" "$(wc -l <<<"$out")" 3
+expect_match "the test helper's function" "$out" '^tests/robust/campaign\.py:1: function long_main: 122 lines \(at most 120\)'
+expect_eq "findings" "$(wc -l <<<"$out")" 4
 t_end
 
 t_begin "sizes.py finds nothing in src/, tests/ and scripts/"

@@ -53,183 +53,213 @@ def sha1(path):
     return h.hexdigest()
 
 
-def main(argv):
+def parse(argv):
+    """The options, or None after printing the usage."""
     a = {"--tool": None, "--fixture": None, "--work": None, "--runs": None,
-         "--problems": None, "--summary": None, "--mb": "200", "--seed": "6"}
-    inplace = lease = False
+         "--problems": None, "--summary": None, "--mb": "200", "--seed": "6",
+         "inplace": False, "lease": False}
     args = argv[1:]
     while args:
         k = args.pop(0)
-        if k == "--in-place":
-            inplace = True
+        if k in ("--in-place", "--lease"):
+            a["inplace" if k == "--in-place" else "lease"] = True
             continue
-        if k == "--lease":
-            lease = True
-            continue
-        if k not in a or not args:
+        if k not in a or k in ("inplace", "lease") or not args:
             print(__doc__, file=sys.stderr)
-            return 64
+            return None
         a[k] = args.pop(0)
-    if not all(a.values()):
+    if not all(a[k] for k in a if k.startswith("--")):
         print(__doc__, file=sys.stderr)
-        return 64
-    tool, runs = a["--tool"], int(a["--runs"])
-    rnd = random.Random(int(a["--seed"]))
-    work = os.path.abspath(a["--work"])
-    shutil.rmtree(work, ignore_errors=True)
-    d = os.path.join(work, "dir")
-    os.makedirs(d)
-    name = "big"
-    path = os.path.join(d, name)
-    link = os.path.join(d, "big-link")
-    pristine = os.path.join(work, "pristine")
+        return None
+    return a
 
-    # The original: the fixture, then a non-zero pattern.
-    with open(a["--fixture"], "rb") as f:
-        head = f.read()
-    pat = bytes(range(1, 256)) * 4200
-    with open(pristine, "wb") as f:
-        f.write(head)
-        for _ in range(int(a["--mb"])):
-            f.write(pat[:1 << 20])
-    os.chmod(pristine, 0o755)
-    orig_sha = sha1(pristine)
-    size = os.path.getsize(pristine)
 
-    def argv_():
-        mode = ["--in-place"] if inplace else [] if lease else ["--replace"]
-        return [tool, "inject"] + mode + [path]
+class Kills:
+    """One campaign: the file, its original and reference, the findings."""
 
-    def put_back():
+    def __init__(self, a):
+        self.a, self.tool = a, a["--tool"]
+        self.inplace, self.lease = a["inplace"], a["lease"]
+        self.rnd = random.Random(int(a["--seed"]))
+        work = os.path.abspath(a["--work"])
+        self.work = work
+        shutil.rmtree(work, ignore_errors=True)
+        self.d = os.path.join(work, "dir")
+        os.makedirs(self.d)
+        self.name = "big"
+        self.path = os.path.join(self.d, self.name)
+        self.link = os.path.join(self.d, "big-link")
+        self.pristine = os.path.join(work, "pristine")
+        # The original: the fixture, then a non-zero pattern.
+        with open(a["--fixture"], "rb") as f:
+            head = f.read()
+        pat = bytes(range(1, 256)) * 4200
+        with open(self.pristine, "wb") as f:
+            f.write(head)
+            for _ in range(int(a["--mb"])):
+                f.write(pat[:1 << 20])
+        os.chmod(self.pristine, 0o755)
+        self.orig_sha = sha1(self.pristine)
+        self.size = os.path.getsize(self.pristine)
+        self.diff_end = None
+        self.problems = []
+        self.outcomes = {"original": 0, "new": 0, "torn": 0}
+        self.stale_after_kill = self.stale_after_rerun = 0
+        self.journals_after_kill = 0
+        self.delays = []
+
+    def argv(self):
+        mode = ["--in-place"] if self.inplace else [] if self.lease \
+            else ["--replace"]
+        return [self.tool, "inject"] + mode + [self.path]
+
+    def put_back(self):
         """Make path the original again. The reference result differs from
         it only in its first bytes (no append): rewrite those, or copy."""
-        if os.path.exists(path) and os.path.getsize(path) == size and \
-                diff_end is not None:
-            with open(pristine, "rb") as src:
-                start = src.read(diff_end)
-            with open(path, "r+b") as dst:
+        if os.path.exists(self.path) and \
+                os.path.getsize(self.path) == self.size and \
+                self.diff_end is not None:
+            with open(self.pristine, "rb") as src:
+                start = src.read(self.diff_end)
+            with open(self.path, "r+b") as dst:
                 dst.write(start)
         else:
-            if os.path.exists(path):
-                os.unlink(path)
-            shutil.copyfile(pristine, path)
-            os.chmod(path, 0o755)
-        if inplace:
-            if os.path.exists(link):
-                os.unlink(link)
-            os.link(path, link)
+            if os.path.exists(self.path):
+                os.unlink(self.path)
+            shutil.copyfile(self.pristine, self.path)
+            os.chmod(self.path, 0o755)
+        if self.inplace:
+            if os.path.exists(self.link):
+                os.unlink(self.link)
+            os.link(self.path, self.link)
 
-    def leftovers():
-        return sorted(e for e in os.listdir(d) if e.startswith("." + name +
-                                                               ".ebid-"))
+    def leftovers(self):
+        return sorted(e for e in os.listdir(self.d)
+                      if e.startswith("." + self.name + ".ebid-"))
 
-    # The reference run.
-    diff_end = None
-    put_back()
-    t0 = time.monotonic()
-    r = subprocess.run(argv_(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    took = time.monotonic() - t0
-    if r.returncode != 0:
-        print("run_kills: the undisturbed run failed: %s" % r.stderr.decode(),
-              file=sys.stderr)
-        return 2
-    ref_sha = sha1(path)
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        note = ebid.Elf(data).build_id_note()
-        kid = ebid.kernel_build_id(data)[0]
-        if ebid.content_id(data, note, "sha1") != note["desc"] or \
-                kid != note["desc"]:
-            raise ebid.BadInput("id is not the content hash or not visible")
-    except ebid.BadInput as e:
-        print("run_kills: the reference result is not valid: %s" % e,
-              file=sys.stderr)
-        return 2
-    if len(data) == size:
-        with open(pristine, "rb") as f:
-            o = f.read(1 << 16)
-        diffs = [i for i in range(len(o)) if o[i] != data[i]]
-        if diffs and data[1 << 16:] == _tail(pristine, 1 << 16):
-            diff_end = diffs[-1] + 1
-    del data
+    def reference(self):
+        """The undisturbed run: its result checked and its duration; an
+        error message, or None."""
+        self.put_back()
+        t0 = time.monotonic()
+        r = subprocess.run(self.argv(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        self.took = time.monotonic() - t0
+        if r.returncode != 0:
+            return "the undisturbed run failed: %s" % r.stderr.decode()
+        self.ref_sha = sha1(self.path)
+        with open(self.path, "rb") as f:
+            data = f.read()
+        try:
+            note = ebid.Elf(data).build_id_note()
+            kid = ebid.kernel_build_id(data)[0]
+            if ebid.content_id(data, note, "sha1") != note["desc"] or \
+                    kid != note["desc"]:
+                raise ebid.BadInput("id is not the content hash or not visible")
+        except ebid.BadInput as e:
+            return "the reference result is not valid: %s" % e
+        if len(data) == self.size:
+            with open(self.pristine, "rb") as f:
+                o = f.read(1 << 16)
+            diffs = [i for i in range(len(o)) if o[i] != data[i]]
+            if diffs and data[1 << 16:] == _tail(self.pristine, 1 << 16):
+                self.diff_end = diffs[-1] + 1
+        return None
 
-    problems, outcomes = [], {"original": 0, "new": 0, "torn": 0}
-    stale_after_kill = stale_after_rerun = 0
-    journals_after_kill = 0
-    delays = []
-    for n in range(runs):
-        for e in leftovers():
-            os.unlink(os.path.join(d, e))
-        put_back()
-        delay = rnd.uniform(0, 1.2 * took)
-        delays.append(delay)
-        p = subprocess.Popen(argv_(), stdout=subprocess.DEVNULL,
+    def kill_once(self, n):
+        for e in self.leftovers():
+            os.unlink(os.path.join(self.d, e))
+        self.put_back()
+        delay = self.rnd.uniform(0, 1.2 * self.took)
+        self.delays.append(delay)
+        p = subprocess.Popen(self.argv(), stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
         time.sleep(delay)
         p.send_signal(signal.SIGKILL)
         p.wait()
-        finished = p.returncode == 0
-        now = sha1(path)
-        left = leftovers()
+        self.after_kill(n, delay, p.returncode == 0)
+        self.rerun(n, delay)
+
+    def after_kill(self, n, delay, finished):
+        now = sha1(self.path)
+        left = self.leftovers()
         journal = [e for e in left if e.endswith(".ebid-journal")]
-        temps = [e for e in left if e not in journal]
-        stale_after_kill += bool(temps)
-        journals_after_kill += bool(journal)
-        if now == orig_sha:
-            outcomes["original"] += 1
-        elif now == ref_sha:
-            outcomes["new"] += 1
+        self.stale_after_kill += bool([e for e in left if e not in journal])
+        self.journals_after_kill += bool(journal)
+        if now == self.orig_sha:
+            self.outcomes["original"] += 1
+        elif now == self.ref_sha:
+            self.outcomes["new"] += 1
         else:
-            outcomes["torn"] += 1
-            if not ((inplace or lease) and journal):
-                problems.append(("state", "kill %d after %.3fs%s" % (
+            self.outcomes["torn"] += 1
+            if not ((self.inplace or self.lease) and journal):
+                self.problems.append(("state", "kill %d after %.3fs%s" % (
                     n, delay, " (it had finished)" if finished else ""),
                     "the path holds neither the original nor the complete "
                     "new file"))
-        r = subprocess.run(argv_(), stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
-        after = sha1(path)
-        if r.returncode != 0 or after != ref_sha:
-            problems.append(("rerun", "kill %d after %.3fs" % (n, delay),
-                             "rerun exit %d, %s: %s" % (
-                                 r.returncode,
-                                 "reference result" if after == ref_sha
-                                 else "not the reference result",
-                                 r.stderr.decode().strip()[:200])))
-        still = leftovers()
-        if any(not e.endswith(".ebid-journal") for e in still):
-            stale_after_rerun += 1
-            problems.append(("stale", "kill %d after %.3fs" % (n, delay),
-                             "rerun left the killed run's temporaries: %s"
-                             % still))
-        if any(e.endswith(".ebid-journal") for e in still):
-            problems.append(("journal", "kill %d after %.3fs" % (n, delay),
-                             "a journal is left after the rerun: %s" % still))
-        if inplace and os.stat(link).st_ino != os.stat(path).st_ino:
-            problems.append(("state", "kill %d" % n, "hard link split"))
-    for e in leftovers():
-        os.unlink(os.path.join(d, e))
-    shutil.rmtree(work, ignore_errors=True)
 
+    def rerun(self, n, delay):
+        r = subprocess.run(self.argv(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        after = sha1(self.path)
+        if r.returncode != 0 or after != self.ref_sha:
+            self.problems.append(("rerun", "kill %d after %.3fs" % (n, delay),
+                                  "rerun exit %d, %s: %s" % (
+                                      r.returncode,
+                                      "reference result" if after == self.ref_sha
+                                      else "not the reference result",
+                                      r.stderr.decode().strip()[:200])))
+        still = self.leftovers()
+        if any(not e.endswith(".ebid-journal") for e in still):
+            self.stale_after_rerun += 1
+            self.problems.append(("stale", "kill %d after %.3fs" % (n, delay),
+                                  "rerun left the killed run's temporaries: %s"
+                                  % still))
+        if any(e.endswith(".ebid-journal") for e in still):
+            self.problems.append(("journal", "kill %d after %.3fs" % (n, delay),
+                                  "a journal is left after the rerun: %s" % still))
+        if self.inplace and os.stat(self.link).st_ino != os.stat(self.path).st_ino:
+            self.problems.append(("state", "kill %d" % n, "hard link split"))
+
+    def summary(self, runs):
+        mode = "--in-place" if self.inplace else "lease" if self.lease \
+            else "replace"
+        o = self.outcomes
+        return ("%s: %d kills of inject on a %d-byte file (undisturbed run "
+                "%.2fs; delays %.3f..%.3fs, seed %s): %d original, %d new, %d "
+                "torn%s; killed runs that left temporaries: %d; reruns that "
+                "left them: %d; %d problems"
+                % (mode, runs, self.size, self.took, min(self.delays or [0]),
+                   max(self.delays or [0]), self.a["--seed"], o["original"],
+                   o["new"], o["torn"],
+                   " (journal left for the rerun: %d)" % self.journals_after_kill
+                   if self.inplace or self.lease else "", self.stale_after_kill,
+                   self.stale_after_rerun, len(self.problems)))
+
+
+def main(argv):
+    a = parse(argv)
+    if a is None:
+        return 64
+    k = Kills(a)
+    why = k.reference()
+    if why:
+        print("run_kills: " + why, file=sys.stderr)
+        return 2
+    runs = int(a["--runs"])
+    for n in range(runs):
+        k.kill_once(n)
+    for e in k.leftovers():
+        os.unlink(os.path.join(k.d, e))
+    shutil.rmtree(k.work, ignore_errors=True)
     with open(a["--problems"], "a") as f:
-        for p_ in problems:
+        for p_ in k.problems:
             f.write("\t".join(p_) + "\n")
-    mode = "--in-place" if inplace else "lease" if lease else "replace"
-    line = ("%s: %d kills of inject on a %d-byte file (undisturbed run "
-            "%.2fs; delays %.3f..%.3fs, seed %s): %d original, %d new, %d "
-            "torn%s; killed runs that left temporaries: %d; reruns that "
-            "left them: %d; %d problems"
-            % (mode, runs, size, took, min(delays or [0]), max(delays or [0]),
-               a["--seed"], outcomes["original"], outcomes["new"],
-               outcomes["torn"],
-               " (journal left for the rerun: %d)" % journals_after_kill
-               if inplace or lease else "", stale_after_kill, stale_after_rerun,
-               len(problems)))
+    line = k.summary(runs)
     with open(a["--summary"], "a") as f:
         f.write(line + "\n")
     print("run_kills: " + line)
-    return 1 if problems else 0
+    return 1 if k.problems else 0
 
 
 def _tail(path, off):
