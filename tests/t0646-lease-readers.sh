@@ -137,15 +137,24 @@ wait "$inj"
 rc=$?
 cp "$new" "$d/new+" && printf '!' >>"$d/new+"
 cp "$old" "$d/old+" && printf '!' >>"$d/old+"
-if [ "$rc" = 0 ]; then
-	expect_same_file "exit 0: the new file, then the writer's byte" "$d/f" "$d/new+"
-	expect_match "how" "$(cat "$d/how")" 'under a write lease'
+# The writer's byte first, then the file injected: what inject makes of it.
+cp "$d/old+" "$d/old+new" && "$EBID" inject -q --replace "$d/old+new"
+how=$(tail -n 1 "$d/how")
+if [ "$rc" = 0 ] && [[ "$how" == *"under a write lease" ]]; then
+	# The edit was under way: the writer waited for it.
+	expect_same_file "in place: the new file, then the writer's byte" "$d/f" "$d/new+"
+elif [ "$rc" = 0 ]; then
+	# It asked before the first byte changed: the run gave way, the
+	# writer wrote, and the run then replaced the file it found.
+	expect_match "how" "$how" 'replaced by rename$'
+	expect_same_file "given way: the old file and the writer's byte, injected" "$d/f" "$d/old+new"
 else
+	# Given way, and the writer's byte came while the file was copied.
 	expect_eq "exit status" "$rc" 2
-	expect_match "message" "$(cat "$d/how")" 'changed'
+	expect_match "message" "$how" 'changed'
 	expect_same_file "given way: the old file, then the writer's byte" "$d/f" "$d/old+"
 fi
-echo "# writer: inject exit $rc: $(tail -n 1 "$d/how")"
+echo "# writer: inject exit $rc: $how"
 t_end
 
 t_done
