@@ -5,8 +5,11 @@
   lease_readers.py read OLD NEW FILE STOP
       Until the file STOP exists: open FILE, read it whole, close it,
       and sort what was read: the bytes of OLD, of NEW, or other (a torn
-      read); a short pause between reads leaves the file unopened at
-      times, so that inject can be granted its lease. Prints
+      read); a pause of 20 ms between reads leaves the file unopened
+      most of the time, so that inject is granted its lease and, as a
+      rule, starts its edit before the next open; the writes into the
+      file take longer than the pause (t0646 slows each to 20 ms), so
+      reads come while an edit runs. Prints
       "reads N old N new N other N" and, for the first torn read, which
       bytes differed from both.
 
@@ -52,7 +55,7 @@ def read_loop(old_p, new_p, path, stop):
                 torn = (" first torn read: %d bytes, differs from old at %d, "
                         "from new at %d" % (len(data), first_diff(data, old),
                                             first_diff(data, new)))
-        time.sleep(0.005)
+        time.sleep(0.02)
     print("reads %d old %d new %d other %d%s"
           % (sum(n.values()), n["old"], n["new"], n["other"], torn))
 
