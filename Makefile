@@ -26,6 +26,11 @@ endif
 BUILD      := build
 comma      := ,
 PKGS       := libelf libcrypto zlib
+# Artifacts (verify, show and link of .deb, .rpm, tarballs, OCI images)
+# are read through libarchive; the static build has none (mk/static.mk).
+ifneq ($(STATIC),1)
+PKGS       += libarchive
+endif
 
 # Our own flags are kept apart from the user's CFLAGS so that overriding
 # CFLAGS never drops the language level or the warnings.

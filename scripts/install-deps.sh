@@ -7,13 +7,16 @@
 # Usage: scripts/install-deps.sh [--check] [GROUP...]
 #   --check  only report; exit 1 when something is missing
 # Groups (default: base):
-#   base    the build (gcc, make, pkg-config, libelf, libcrypto, zlib), make demo
+#   base    the build (gcc, make, pkg-config, libelf, libcrypto, zlib,
+#           libarchive), make demo
 #           and the core tests: Go (the machine's, and Debian's Go 1.19 by
 #           path for the fixtures), perf, binutils, elfutils, file,
 #           Python 3, diffutils, qemu-user, clang
 #   kit     the packaging and gate tests (t04NN, t05NN), the consumers
 #           (t0800) and the symbol servers (t0810): ruby, gdb, eu-unstrip,
-#           unshare, debuginfod, bsdtar, curl, google/pprof's source
+#           unshare, debuginfod, bsdtar, curl, google/pprof's source; the
+#           OpenMetrics files (t0435): Debian python's prometheus_client
+#           and yaml, promtool, node_exporter, systemd-analyze, strace
 #   matrix  the compatibility matrix (scripts/build-matrix.sh, t03NN): GNU
 #           ld and gold, lld, mold, libc.a, qemu-user and cross loaders
 #   robust  the robustness tests (t06NN, make fuzz): libFuzzer and the
@@ -21,8 +24,9 @@
 #   bench   make bench: /usr/bin/time, openssl, lscpu
 #   static  make STATIC=1 and its test (t0920): the static archives of
 #           libelf, libcrypto, zlib and glibc, chroot, unshare, mount
-#   ship    make dist, make deb and their tests (t0900, t0910, t0930): git,
-#           dpkg-dev, lintian, ruby
+#   ship    make dist, make deb, make rpm and their tests (t0900, t0910,
+#           t0915, t0930): git, dpkg-dev, lintian, ruby, rpm (rpmbuild),
+#           debugedit (find-debuginfo), rpm2cpio, cpio, rpmlint
 #   pkg     the distributions' packaging (t0940, t0950): debhelper and
 #           dh-golang (dpkg-buildpackage of a Go package), rpm, rpm2cpio,
 #           cpio and debugedit (rpmbuild and find-debuginfo), gdb,
@@ -48,7 +52,7 @@ for a in "$@"; do
 	case "$a" in
 	--check) check_only=1 ;;
 	-h | --help)
-		sed -n '3,38s/^# \{0,1\}//p' "$0"
+		sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
 	base | kit | matrix | robust | bench | static | ship | pkg | rewriters | real) groups+=("$a") ;;
@@ -99,6 +103,7 @@ group_base() {
 		pkg-config --exists libelf || need libelf-dev
 		pkg-config --exists libcrypto || need libssl-dev
 		pkg-config --exists zlib || need zlib1g-dev
+		pkg-config --exists libarchive || need libarchive-dev
 		local d found=0
 		for d in $(pkg-config --variable=includedir libelf 2>/dev/null) /usr/include; do
 			[ -f "$d/gelf.h" ] && found=1 && break
@@ -107,6 +112,7 @@ group_base() {
 	else
 		need libelf-dev
 		need libssl-dev
+		need libarchive-dev
 	fi
 }
 
@@ -141,6 +147,15 @@ group_kit() {
 	cmd dpkg-deb dpkg
 	cmd curl curl
 	path /usr/share/gocode/src/github.com/google/pprof/driver/driver.go golang-github-google-pprof-dev
+	# t0435: parsers and a collector we did not write read --openmetrics;
+	# the modules are /usr/bin/python3's (PATH may find another python3).
+	path /usr/lib/python3/dist-packages/prometheus_client/openmetrics/parser.py python3-prometheus-client
+	path /usr/lib/python3/dist-packages/yaml/__init__.py python3-yaml
+	cmd promtool prometheus
+	cmd prometheus-node-exporter prometheus-node-exporter
+	cmd systemd-analyze systemd
+	cmd strace strace
+	cmd setpriv util-linux
 }
 
 group_matrix() {
@@ -250,8 +265,10 @@ group_static() {
 }
 
 # make dist (git archive, GNU tar, gzip), make deb (dpkg-shlibdeps,
-# dpkg-buildflags, dpkg-deb), lintian over the .deb, and the Omnibus
-# stand-in of t0930 (ruby).
+# dpkg-buildflags, dpkg-deb), lintian over the .deb, make rpm (rpmbuild,
+# find-debuginfo and debugedit; dpkg-buildflags for its flags), t0915's
+# rpm2cpio, cpio and rpmlint over the .rpm, and the Omnibus stand-in of
+# t0930 (ruby).
 group_ship() {
 	cmd git git
 	cmd tar tar
@@ -267,6 +284,13 @@ group_ship() {
 	cmd dpkg-architecture dpkg-dev
 	cmd lintian lintian
 	cmd ruby ruby
+	cmd rpmbuild rpm
+	cmd rpm rpm
+	cmd find-debuginfo debugedit
+	cmd debugedit debugedit
+	cmd rpm2cpio rpm2cpio
+	cmd cpio cpio
+	cmd rpmlint rpmlint
 }
 
 # t0940 builds a Go source package with dpkg-buildpackage, dh and dh-golang

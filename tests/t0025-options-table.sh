@@ -120,7 +120,7 @@ accepted() {
 	esac
 	case "$meta" in
 	-) ;;
-	ALG) opt+="=sha1" ;; 0xHEX) opt+="=0x0102" ;; MODE) opt+="=off" ;;
+	ALG) opt+="=sha1" ;; 0xHEX) opt+="=0x0102" ;; MODE) opt+="=off" ;; KEY=VALUE) opt+="=ratio=10" ;;
 	N | SECONDS | PID) opt+="=1" ;; GLOB) opt+="=x" ;; DIR) opt+="=$SCRATCH/dir" ;;
 	OUT | FILE | F) opt+="=$SCRATCH/out" ;;
 	*) got="the test has no value for $meta"; return ;;
@@ -134,8 +134,9 @@ accepted() {
 	2:*"'$SCRATCH/no-such-file': $cmd: cannot open"*) got=yes ;;
 	64:*"does not apply to '$cmd'"*) got=no ;;
 	# Taken, then refused by audit's own rules: --running (which --pid
-	# implies) takes no FILE, --rescue needs --running.
+	# implies) takes no FILE, --rescue and --openmetrics need --running.
 	64:*"audit --running takes no FILE"* | 64:*"--rescue is for audit --running"*) got=yes ;;
+	64:*"--openmetrics is for verify and audit --running"*) got=yes ;;
 	esac
 }
 

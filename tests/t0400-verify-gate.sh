@@ -137,15 +137,28 @@ verify_json --content-hash "$f"
 expect_match "--json" "$(checks "$SCRATCH/v.json" "$f")" '^status=fail .*content=fail'
 t_end
 
-t_begin "duplicate: two copies of one injected binary both FAIL unique, each naming the other"
+t_begin "duplicate: one id on two files with other bytes: both FAIL unique, each naming the other"
 mkdir -p dup
 cp "$good" dup/a
 cp "$good" dup/b
+strip dup/b # other bytes, the id kept
+expect_eq "strip kept the id" "$(readelf_ids dup/b)" "$good_id"
+cmp -s dup/a dup/b && t_fail "strip changed nothing"
 expect_exit 1 "$EBID" verify dup/a dup/b
-expect_match "a" "$(printf '%s\n' "$out" | grep '  dup/a  ')" "^FAIL  dup/a  unique: .*dup/b"
+expect_match "a" "$(printf '%s\n' "$out" | grep '  dup/a  ')" "^FAIL  dup/a  unique: same id as 'dup/b', a file with other bytes"
 expect_match "b" "$(printf '%s\n' "$out" | grep '  dup/b  ')" "^FAIL  dup/b  unique: .*dup/a"
 expect_exit 1 "$EBID" verify -r dup
 expect_eq "-r: FAIL lines" "$(printf '%s\n' "$out" | grep -c '^FAIL .* unique: ')" 2
+t_end
+
+t_begin "the same file shipped twice (two copies, same bytes) is no collision: both PASS, unique names the twin"
+mkdir -p twin
+cp "$good" twin/a
+cp "$good" twin/b
+expect_exit 0 "$EBID" verify -v twin/a twin/b
+expect_eq "lines" "$out" "PASS  twin/a  $good_id
+PASS  twin/b  $good_id"
+expect_match "-v names the twin" "$err" "'twin/a': pass unique: no other file has this id: 'twin/b' has the same bytes"
 t_end
 
 t_begin "hard links of one inode are not duplicates; nor is a symlink to a file also named"

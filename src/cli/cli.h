@@ -16,6 +16,13 @@
 #define EXIT_USAGE 64
 
 enum perf_mode { PERF_AUTO, PERF_REQUIRE, PERF_OFF };
+/* --artifacts: which files verify, show and link open as artifacts. */
+enum artifacts_mode { ARTIFACTS_NAMED, ARTIFACTS_ALL, ARTIFACTS_OFF };
+
+/* --limit (artifact.h, artifact_limit_set()). */
+struct artifact_limits {
+	unsigned long long member, unpacked, ratio, members;
+};
 
 struct cli;
 typedef int (*command_fn)(const struct cli *cli, char **args, int nargs);
@@ -39,6 +46,7 @@ struct cli {
 	long perf_timeout_ms;           /* EBID_PERF_TIMEOUT_MS, or 20 s */
 	bool content_hash, json;
 	const char *junit;
+	const char *openmetrics;        /* verify, audit --running */
 	const char **allow_missing;
 	size_t nallow_missing;
 	const char **against_manifest;  /* --against-manifest, in order */
@@ -46,6 +54,8 @@ struct cli {
 	bool against_debuginfod;
 	long debuginfod_timeout_ms;     /* EBID_DEBUGINFOD_TIMEOUT_MS, or 60 s */
 	const struct manifest *manifests; /* loaded by cmd_verify */
+	enum artifacts_mode artifacts;  /* --artifacts */
+	struct artifact_limits limits;  /* --limit */
 	/* link */
 	const char *debug_dir, *perf_cache, *debug_file;
 	bool perf_default_cache;
@@ -87,6 +97,8 @@ enum outcome {
 
 /* "injected", ..., "skipped", "failed": the manifest's and -v's words. */
 const char *outcome_word(enum outcome o);
+/* verify's words for an outcome: "pass", "fail", "skip", "error". */
+const char *verify_word(enum outcome o);
 
 /* What one file came to; filled by a worker, printed by the main thread. */
 struct result {
@@ -119,6 +131,16 @@ struct result {
 	 */
 	enum { HIST_NONE, HIST_NEW, HIST_SAME, HIST_OTHER, HIST_ERROR } hist;
 	char hist_detail[320];
+	/*
+	 * An artifact (artifact.h): a result per member, printed in its
+	 * place; a member's path is "ARTIFACT:MEMBER", the member's name at
+	 * path + member_at, the image layer it came from in layer.
+	 */
+	bool artifact;                  /* read as an artifact */
+	struct result *members;
+	size_t nmembers;
+	size_t member_at;
+	char layer[96];
 };
 
 extern const char *progname;
@@ -184,6 +206,13 @@ int cmd_show(const struct cli *cli, char **args, int nargs);
 int cmd_verify(const struct cli *cli, char **args, int nargs);
 int cmd_link(const struct cli *cli, char **args, int nargs);
 int cmd_audit(const struct cli *cli, char **args, int nargs);
+/*
+ * link over artifacts (link_artifacts.c): whether an argument is one, and
+ * the whole run over them; *placed when something was placed.
+ */
+bool link_any_artifact(const struct cli *cli, char **args, int nargs);
+int link_artifacts(const struct cli *cli, char **args, int nargs,
+		   bool *placed);
 /* audit --running: the files running processes map, looked for in pl. */
 int cmd_running(const struct cli *cli, const struct ebid_places *pl);
 
@@ -196,6 +225,7 @@ FILE *report_open(const char *path, const char *what, char **tmp);
 int report_close(FILE *f, const char *path, const char *what, char *tmp);
 void json_str(FILE *f, const char *s);
 void xml_str(FILE *f, const char *s);
+void om_str(FILE *f, const char *s);
 void fill_elf_facts(struct result *r, const struct ebid_elf *elf);
 
 #endif

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/artifact.h"
 #include "cli/cli.h"
 
 static enum outcome outcome_of(const struct ebid_plan *plan)
@@ -81,12 +83,37 @@ static int manifest_hash(const struct cli *cli, const struct ebid_at *at,
 	return ret;
 }
 
+/* A named artifact: packaging's output, never rewritten. */
+static void refuse_artifact(const struct ebid_walk_entry *e, struct result *r)
+{
+	struct ebid_at at;
+	struct stat st;
+	enum artifact_kind k = ART_NONE;
+	char why[EBID_ERRLEN];
+	int fd;
+
+	if (!e->named || ebid_walk_entry_at(e, &at, why, sizeof(why)))
+		return;
+	fd = openat(at.dirfd, at.name, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+					       O_NONBLOCK | O_NOFOLLOW);
+	if (fd >= 0 && !fstat(fd, &st))
+		k = artifact_sniff(fd, &st);
+	if (fd >= 0)
+		close(fd);
+	ebid_at_release(&at);
+	if (k != ART_NONE)
+		snprintf(r->msg, sizeof(r->msg),
+			 "a %s, not an ELF file: an artifact is packaging's output; inject the files before they are packed (verify reads artifacts)",
+			 artifact_kind_name(k));
+}
+
 static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		     struct result *r)
 {
 	struct ebid_job job = { 0 };
 	struct ebid_at at;
 	char err[EBID_ERRLEN];
+	int ret;
 
 	ebid_at_init(&at);
 	job.path = e->path;
@@ -107,11 +134,15 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		       (cli->recursive && e->nlink > 1 &&
 			e->links_in_tree == e->nlink);
 	job.skip_non_programs = cli->recursive;
-	if (ebid_walk_entry_at(e, &at, err, sizeof(err)) ||
-	    ebid_job_run(&job, err, sizeof(err))) {
+	ret = ebid_walk_entry_at(e, &at, err, sizeof(err));
+	if (!ret)
+		ret = ebid_job_run(&job, err, sizeof(err));
+	if (ret) {
 		r->status = EXIT_FILE;
 		r->outcome = OUT_FAILED;
 		snprintf(r->msg, sizeof(r->msg), "%s", err);
+		if (ret == -EBID_ENOTELF)
+			refuse_artifact(e, r);
 		if (job.elf.head)
 			fill_elf_facts(r, &job.elf);
 		goto out;

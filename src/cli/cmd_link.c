@@ -335,7 +335,9 @@ int cmd_link(const struct cli *cli, char **args, int nargs)
 	status = c.debug_dir ? open_root(c.debug_dir, &c.debug_dirfd) : 0;
 	if (!status && c.perf_cache)
 		status = open_root(c.perf_cache, &c.perf_cachefd);
-	if (!status) {
+	if (!status && link_any_artifact(&c, args, nargs)) {
+		status = link_artifacts(&c, args, nargs, &placed);
+	} else if (!status) {
 		status = cli_run(&c, args, nargs, link_work, link_print, &v,
 				 &n);
 		for (i = 0; i < n; i++)

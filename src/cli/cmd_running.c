@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/openmetrics.h"
 
 #define HEX_LEN (2 * EBID_MAX_ID + 1)
 
@@ -389,6 +390,71 @@ static int judge_all(const struct cli *cli, const struct ebid_places *pl,
 	return status;
 }
 
+/* The processes by state: read, unreadable, exited during the scan. */
+static const char *const proc_states[] = { "read", "unreadable", "exited" };
+
+/* The OpenMetrics families of the scan, in the open file f. */
+static void om_running(FILE *f, const struct ebid_running *r,
+		       struct live *const *lv, size_t unreadable,
+		       struct om_pair *v)
+{
+	const char *words[EBID_LIVE_NVERDICTS];
+	size_t counts[EBID_LIVE_NVERDICTS] = { 0 }, i, k, m = 0;
+	size_t procs[] = { r->nprocs - unreadable, unreadable, r->gone };
+
+	for (k = 0; k < EBID_LIVE_NVERDICTS; k++)
+		words[k] = ebid_live_verdict_word((enum ebid_live_verdict)k);
+	for (i = 0; i < r->nprocs; i++)
+		for (k = 0; k < r->procs[i].nfiles; k++) {
+			counts[lv[i][k].verdict]++;
+			v[m++] = (struct om_pair){ r->procs[i].files[k].path,
+						   words[lv[i][k].verdict] };
+		}
+	om_family(f, "elf_buildid_running_mapped_files", NULL,
+		  "Files the running processes map executable, once per "
+		  "process, by verdict.");
+	om_counts(f, "elf_buildid_running_mapped_files", "verdict", words,
+		  counts, EBID_LIVE_NVERDICTS);
+	om_family(f, "elf_buildid_running_file_processes", NULL,
+		  "Processes that map the path executable, by the file's "
+		  "verdict; the path label is escaped as docs/prometheus.md "
+		  "says.");
+	om_pairs(f, "elf_buildid_running_file_processes", "verdict", v, m,
+		 true);
+	om_family(f, "elf_buildid_running_processes", NULL,
+		  "Processes of the scan: read, unreadable, or exited during "
+		  "it.");
+	om_counts(f, "elf_buildid_running_processes", "state", proc_states,
+		  procs, sizeof(procs) / sizeof(procs[0]));
+	om_now(f, "elf_buildid_running_last_run_timestamp_seconds",
+	       "When audit --running's last scan ended, in seconds since the "
+	       "epoch.");
+}
+
+/* --openmetrics=FILE: 0, or -1 said on stderr (FILE is then untouched). */
+static int write_openmetrics(const char *path, const struct ebid_running *r,
+			     struct live *const *lv, size_t unreadable)
+{
+	struct om_pair *v;
+	size_t i, nfiles = 0;
+	char *tmp = NULL;
+	FILE *f;
+
+	for (i = 0; i < r->nprocs; i++)
+		nfiles += r->procs[i].nfiles;
+	v = calloc(nfiles + 1, sizeof(*v));
+	if (!v) {
+		fprintf(stderr, "%s: '%s': cannot write OpenMetrics file: %s\n",
+			progname, path, strerror(ENOMEM));
+		return -1;
+	}
+	f = om_open(path, &tmp);
+	if (f)
+		om_running(f, r, lv, unreadable, v);
+	free(v);
+	return f ? om_close(f, path, tmp) : -1;
+}
+
 static void lives_free(struct live **lv, const struct ebid_running *r)
 {
 	size_t i, k;
@@ -439,6 +505,9 @@ int cmd_running(const struct cli *cli, const struct ebid_places *pl)
 		print_json(&r, lv, counts, status);
 	else
 		print_text(cli, &r, lv, counts, unreadable);
+	if (cli->openmetrics &&
+	    write_openmetrics(cli->openmetrics, &r, lv, unreadable))
+		status = status > EXIT_FILE ? status : EXIT_FILE;
 out:
 	lives_free(lv, &r);
 	ebid_running_release(&r);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* show and verify: read-only commands; verify is the CI gate. */
+/* verify: the CI gate (a read-only command). */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,106 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/artifact.h"
 #include "cli/cli.h"
-
-/* Reads the layout of path under its shared lock. */
-static int show_open(const struct cli *cli, struct ebid_elf *elf,
-		     const char *path, char *err, size_t errlen)
-{
-	struct ebid_at at;
-	struct stat st;
-	int fd, ret;
-
-	memset(elf, 0, sizeof(*elf));
-	ret = ebid_at_named(&at, path, true, err, errlen);
-	if (ret)
-		return ret;
-	fd = ebid_open_locked(&at, O_RDONLY, false, cli->lock_timeout_ms, &st,
-			      err, errlen);
-	ebid_at_release(&at);
-	if (fd < 0)
-		return fd;
-	ret = ebid_elf_open_fd(elf, fd, err, errlen);
-	close(fd);
-	return ret;
-}
-
-int cmd_show(const struct cli *cli, char **args, int nargs)
-{
-	int i, status = EXIT_OK;
-
-	for (i = 0; i < nargs; i++) {
-		struct ebid_elf elf;
-		struct ebid_note_view view;
-		char err[EBID_ERRLEN], hex[2 * EBID_GO_ID_MAX + 1];
-		const struct ebid_note *g = &elf.gnu, *go = &elf.go;
-		const char *path = args[i];
-
-		if (show_open(cli, &elf, path, err, sizeof(err))) {
-			fprintf(stderr, "%s: '%s': show: %s\n", progname, path,
-				err);
-			status = EXIT_FILE;
-			continue;
-		}
-		if (cli->quiet)
-			goto next;
-		printf("%s\n", path);
-		if (g->present) {
-			size_t n = g->desc_len < EBID_GO_ID_MAX
-					   ? g->desc_len
-					   : EBID_GO_ID_MAX;
-
-			ebid_hex(hex, g->desc, n);
-			printf("  gnu-build-id: %s\n", hex);
-			switch (ebid_go_derived(&elf)) {
-			case EBID_GO_DERIVED_NO:
-				break;
-			case EBID_GO_DERIVED_SUM32:
-				printf("  gnu-build-id-from: the Go build id (Go's linker, -B gobuildid, Go 1.25 or later)\n");
-				break;
-			case EBID_GO_DERIVED_SUM32_GO124:
-				printf("  gnu-build-id-from: the Go build id (Go's linker, -B gobuildid, Go 1.24)\n");
-				break;
-			case EBID_GO_DERIVED_NOTSHA256:
-				printf("  gnu-build-id-from: the Go build id (Go's linker, -B gobuildid, Go 1.22 or 1.23)\n");
-				break;
-			}
-			if (ebid_gnu_id_constant(&elf))
-				printf("  gnu-build-id-constant: yes (derived from a Go build id the go command did not make: every program linked with it has this id; inject replaces it with the content hash)\n");
-			printf("  gnu-note: %s%.0zu%s%s, offset 0x%llx, descsz %u%s\n",
-			       g->shndx ? "section [" : "no section",
-			       g->shndx, g->shndx ? "] " : "",
-			       g->shndx ? elf.shdrs[g->shndx].name_str : "",
-			       (unsigned long long)g->note_off, g->desc_len,
-			       ebid_all_zero(g->desc, n)
-				       ? " (reserved, all zero)"
-				       : "");
-			ebid_note_view(&elf, &view);
-			if (view.by_kernel)
-				printf("  kernel-visible: yes (PT_NOTE program header [%d])\n",
-				       g->pt_index);
-			else
-				printf("  kernel-visible: no (%s)\n",
-				       view.kernel_why);
-		} else {
-			printf("  gnu-build-id: none\n");
-			printf("  kernel-visible: no\n");
-		}
-		if (go->present) {
-			size_t n = go->desc_len < EBID_GO_ID_MAX - 1
-					   ? go->desc_len
-					   : EBID_GO_ID_MAX - 1;
-
-			printf("  go-build-id: %.*s\n", (int)n,
-			       (const char *)go->desc);
-		} else {
-			printf("  go-build-id: none\n");
-		}
-next:
-		ebid_elf_release(&elf);
-	}
-	return status;
-}
+#include "cli/openmetrics.h"
 
 static void add_check(struct result *r, const char *name,
 		      enum check_status status, const char *fmt, ...)
@@ -401,8 +304,16 @@ static void check_history(const struct cli *cli, struct result *r, int fd,
  * place) and reads it: the descriptor, or -1 with r saying why (an ERROR,
  * or a SKIP for what is not a program).
  */
+static bool wants_artifact(const struct cli *cli,
+			   const struct ebid_walk_entry *e)
+{
+	return cli->artifacts == ARTIFACTS_ALL ||
+	       (cli->artifacts == ARTIFACTS_NAMED && e->named);
+}
+
 static int verify_open(const struct cli *cli, const struct ebid_walk_entry *e,
-		       struct ebid_elf *elf, struct result *r)
+		       struct ebid_elf *elf, struct result *r,
+		       enum artifact_kind *kind)
 {
 	char err[EBID_ERRLEN], why[EBID_ERRLEN];
 	struct stat st;
@@ -410,6 +321,9 @@ static int verify_open(const struct cli *cli, const struct ebid_walk_entry *e,
 
 	memset(&st, 0, sizeof(st));
 	fd = open_entry(cli, e, &st, err, sizeof(err));
+	if (fd >= 0 && wants_artifact(cli, e) &&
+	    (*kind = artifact_sniff(fd, &st)) != ART_NONE)
+		return fd;
 	ret = fd < 0 ? fd : ebid_elf_open_fd(elf, fd, err, sizeof(err));
 	if (!ret && !ebid_elf_check_program(elf, why, sizeof(why))) {
 		fill_elf_facts(r, elf);
@@ -435,46 +349,111 @@ static int verify_open(const struct cli *cli, const struct ebid_walk_entry *e,
 	return -1;
 }
 
-static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
-			struct result *r)
+/* The checks of one ELF program read through fd; path for the globs. */
+static void judge(const struct cli *cli, struct result *r, int fd,
+		  const struct ebid_elf *elf, const char *path)
 {
-	struct ebid_elf elf;
-	const struct ebid_note *g = &elf.gnu;
-	int fd;
+	const struct ebid_note *g = &elf->gnu;
 
-	memset(&elf, 0, sizeof(elf));
-	fd = verify_open(cli, e, &elf, r);
-	if (fd < 0)
-		goto out;
 	add_check(r, "elf", CHECK_PASS, "%s %s",
 		  r->elfclass == ELFCLASS64 ? "ELF64" : "ELF32",
 		  ebid_machine_name(r->machine) ? ebid_machine_name(r->machine)
 						: "unknown machine");
 	if (!g->present) {
 		if (ebid_glob_match(cli->allow_missing, cli->nallow_missing,
-				    e->path)) {
+				    path)) {
 			add_check(r, "note", CHECK_SKIP,
 				  "no GNU build-id note (allowed missing)");
 			snprintf(r->msg, sizeof(r->msg), "(allowed missing)");
 		} else {
 			add_check(r, "note", CHECK_FAIL, "no GNU build-id note");
 		}
-		goto out;
+		return;
 	}
 	add_check(r, "note", CHECK_PASS, "GNU build-id note at offset 0x%llx",
 		  (unsigned long long)g->note_off);
 	if (g->desc_len <= EBID_MAX_ID)
 		ebid_hex(r->id, g->desc, g->desc_len);
-	check_view(r, &elf);
-	check_constant(cli, r, &elf);
+	check_view(r, elf);
+	check_constant(cli, r, elf);
 	check_perf(cli, r, fd);
 	if (cli->content_hash && g->desc_len && g->desc_len <= EBID_MAX_ID)
-		check_content(cli, r, fd, &elf);
+		check_content(cli, r, fd, elf);
 	if ((cli->nagainst_manifest || cli->against_debuginfod) &&
 	    g->desc_len && g->desc_len <= EBID_MAX_ID)
-		check_history(cli, r, fd, &elf);
-out:
-	if (!r->outcome)
+		check_history(cli, r, fd, elf);
+}
+
+/* artifact_judge_fn: a member, judged as a file is. */
+static void judge_member(const struct cli *cli, int fd, struct result *r,
+			 void *ctx)
+{
+	char err[EBID_ERRLEN], why[EBID_ERRLEN];
+	struct ebid_elf elf;
+
+	(void)ctx;
+	memset(&elf, 0, sizeof(elf));
+	if (ebid_elf_open_fd(&elf, fd, err, sizeof(err))) {
+		r->status = EXIT_FILE;
+		r->outcome = OUT_FAILED;
+		snprintf(r->msg, sizeof(r->msg), "%s", err);
+	} else if (ebid_elf_check_program(&elf, why, sizeof(why))) {
+		fill_elf_facts(r, &elf);
+		r->outcome = OUT_SKIPPED;
+		snprintf(r->msg, sizeof(r->msg), "%s", why);
+	} else {
+		fill_elf_facts(r, &elf);
+		judge(cli, r, fd, &elf, r->path);
+		if (!r->outcome)
+			r->outcome = r->status ? OUT_FAIL : OUT_PASS;
+	}
+	ebid_elf_release(&elf);
+}
+
+static int by_path(const void *a, const void *b)
+{
+	const struct result *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+/* An artifact's members, each a result; the artifact fails as a file. */
+static void verify_artifact(const struct cli *cli, int fd,
+			    enum artifact_kind kind,
+			    const struct ebid_walk_entry *e, struct result *r)
+{
+	char err[EBID_ERRLEN];
+
+	r->artifact = true;
+	if (artifact_read(cli, fd, kind, e->path, r, judge_member, NULL, err,
+			  sizeof(err))) {
+		r->status = EXIT_FILE;
+		r->outcome = OUT_FAILED;
+		snprintf(r->msg, sizeof(r->msg), "%s: %s",
+			 artifact_kind_name(kind), err);
+	}
+	qsort(r->members, r->nmembers, sizeof(*r->members), by_path);
+	if (!r->outcome && !r->nmembers) {
+		r->outcome = OUT_SKIPPED;
+		snprintf(r->msg, sizeof(r->msg), "a %s without regular files",
+			 artifact_kind_name(kind));
+	}
+}
+
+static void verify_work(const struct cli *cli, const struct ebid_walk_entry *e,
+			struct result *r)
+{
+	enum artifact_kind kind = ART_NONE;
+	struct ebid_elf elf;
+	int fd;
+
+	memset(&elf, 0, sizeof(elf));
+	fd = verify_open(cli, e, &elf, r, &kind);
+	if (fd >= 0 && kind != ART_NONE)
+		verify_artifact(cli, fd, kind, e, r);
+	else if (fd >= 0)
+		judge(cli, r, fd, &elf, e->path);
+	if (!r->outcome && !r->artifact)
 		r->outcome = r->status ? OUT_FAIL : OUT_PASS;
 	ebid_elf_release(&elf);
 	if (fd >= 0)
@@ -523,7 +502,38 @@ static void unique_history(struct result *r)
 	}
 }
 
-/* Two different files with one id make profiles ambiguous: both fail. */
+/* Whether a and b are one file: one inode, or the same bytes. */
+static bool same_file(struct result *a, struct result *b)
+{
+	struct result *r[2] = { a, b };
+	char err[EBID_ERRLEN];
+	int i, fd;
+
+	if (a->ino && a->dev == b->dev && a->ino == b->ino)
+		return true; /* hard links */
+	if (a->size != b->size)
+		return false;
+	/* A member's SHA-256 was taken as it was read; a file's is now. */
+	for (i = 0; i < 2; i++) {
+		if (r[i]->sha256[0])
+			continue;
+		fd = open(r[i]->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			return false;
+		if (ebid_sha256_fd(fd, r[i]->sha256, err, sizeof(err)))
+			r[i]->sha256[0] = '\0';
+		close(fd);
+		if (!r[i]->sha256[0])
+			return false;
+	}
+	return !strcmp(a->sha256, b->sha256);
+}
+
+/*
+ * Two different files with one id make profiles ambiguous: both fail. The
+ * same file shipped twice (the same bytes, in two packages or two
+ * directories) is no collision: it passes, naming the other.
+ */
 static void check_unique(struct result *v, size_t n)
 {
 	struct result **s = calloc(n ? n : 1, sizeof(*s));
@@ -536,15 +546,15 @@ static void check_unique(struct result *v, size_t n)
 			s[m++] = &v[i];
 	qsort(s, m, sizeof(*s), by_id);
 	for (i = 0; i < m; i++) {
-		const struct result *other = NULL;
+		struct result *other = NULL, *twin = NULL;
 
-		for (j = 0; j < m; j++) {
+		for (j = 0; j < m && !other; j++) {
 			if (j == i || strcmp(s[i]->id, s[j]->id))
 				continue;
-			if (s[i]->dev == s[j]->dev && s[i]->ino == s[j]->ino)
-				continue; /* hard links: one file */
-			other = s[j];
-			break;
+			if (same_file(s[i], s[j]))
+				twin = twin ? twin : s[j];
+			else
+				other = s[j];
 		}
 		if (other && s[i]->go_derived && other->go_derived &&
 		    !strcmp(s[i]->go_id, other->go_id)) {
@@ -558,11 +568,17 @@ static void check_unique(struct result *v, size_t n)
 			s[i]->outcome = OUT_FAIL;
 		} else if (other) {
 			add_check(s[i], "unique", CHECK_FAIL,
-				  "same id as '%.150s'%s%.220s", other->path,
+				  "same id as '%.150s', a file with other bytes%s%.220s",
+				  other->path,
 				  s[i]->hist == HIST_OTHER ? "; " : "",
 				  s[i]->hist == HIST_OTHER ? s[i]->hist_detail
 							   : "");
 			s[i]->outcome = OUT_FAIL;
+		} else if (twin && s[i]->hist != HIST_OTHER &&
+			   s[i]->hist != HIST_ERROR) {
+			add_check(s[i], "unique", CHECK_PASS,
+				  "no other file has this id: '%.150s' has the same bytes (one file shipped twice)",
+				  twin->path);
 		} else if (s[i]->nchecks) {
 			unique_history(s[i]);
 		}
@@ -615,18 +631,35 @@ static void print_line(const struct cli *cli, const struct result *r)
 		failed_checks(r, buf, sizeof(buf));
 		printf("FAIL  %s  %s\n", r->path, buf);
 	} else {
-		printf("PASS  %s  %s%s%s\n", r->path, r->id[0] ? r->id : "-",
-		       r->msg[0] ? "  " : "", r->msg);
+		printf("PASS  %s  %s%s%s%s%s%s\n", r->path,
+		       r->id[0] ? r->id : "-", r->msg[0] ? "  " : "", r->msg,
+		       r->layer[0] ? "  (" : "", r->layer,
+		       r->layer[0] ? ")" : "");
 	}
 }
 
-/* verify's words for an outcome: pass, fail, skip, error. */
-static const char *verify_word(enum outcome o)
+const char *verify_word(enum outcome o)
 {
 	return o == OUT_SKIPPED ? "skip"
 	       : o == OUT_FAILED ? "error"
 	       : o == OUT_FAIL	 ? "fail"
 				 : "pass";
+}
+
+/* "artifact", "member", "layer": null for a plain file. */
+static void print_json_member(const struct result *r)
+{
+	char *a = r->member_at ? strndup(r->path, r->member_at - 1) : NULL;
+
+	printf(", \"artifact\": ");
+	json_str(stdout, a);
+	printf(", \"member\": ");
+	json_str(stdout, r->member_at ? r->path + r->member_at : NULL);
+	printf(", \"layer\": ");
+	json_str(stdout, r->layer[0] ? r->layer : NULL);
+	printf(", \"sha256\": ");
+	json_str(stdout, r->sha256[0] ? r->sha256 : NULL);
+	free(a);
 }
 
 static void print_json(const struct cli *cli, const struct result *v,
@@ -645,6 +678,7 @@ static void print_json(const struct cli *cli, const struct result *v,
 
 		printf("%s\n    {\"path\": ", i ? "," : "");
 		json_str(stdout, r->path);
+		print_json_member(r);
 		printf(", \"status\": \"%s\", \"build_id\": ",
 		       verify_word(r->outcome));
 		json_str(stdout, r->id[0] ? r->id : NULL);
@@ -710,6 +744,38 @@ static int write_junit(const struct cli *cli, const struct result *v,
 	return report_close(f, cli->junit, "JUnit report", tmp);
 }
 
+/*
+ * Each artifact's members in its place; the artifact itself stays only
+ * when it is the verdict (it could not be read, or held no file).
+ */
+static int flatten(struct result **pv, size_t *pn)
+{
+	struct result *v = *pv, *out;
+	size_t n = *pn, total = 0, i, k = 0;
+
+	for (i = 0; i < n; i++)
+		total += v[i].nmembers + 1;
+	out = calloc(total ? total : 1, sizeof(*out));
+	if (!out)
+		return -1;
+	for (i = 0; i < n; i++) {
+		memcpy(out + k, v[i].members, v[i].nmembers * sizeof(*out));
+		k += v[i].nmembers;
+		free(v[i].members);
+		v[i].members = NULL;
+		if (v[i].artifact && !v[i].outcome) {
+			free((char *)v[i].path);
+			continue;
+		}
+		out[k++] = v[i];
+		out[k - 1].nmembers = 0;
+	}
+	free(v);
+	*pv = out;
+	*pn = k;
+	return 0;
+}
+
 int cmd_verify(const struct cli *cli, char **args, int nargs)
 {
 	struct result *v;
@@ -744,6 +810,12 @@ int cmd_verify(const struct cli *cli, char **args, int nargs)
 	}
 	c.manifests = ms;
 	status = cli_run(&c, args, nargs, verify_work, NULL, &v, &n);
+	if (flatten(&v, &n)) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		cli_results_free(v, n);
+		status = EXIT_FILE;
+		goto out;
+	}
 	check_unique(v, n);
 	for (i = 0; i < n; i++) {
 		struct result *r = &v[i];
@@ -767,6 +839,8 @@ int cmd_verify(const struct cli *cli, char **args, int nargs)
 	if (cli->json)
 		print_json(cli, v, n, counts);
 	if (cli->junit && write_junit(cli, v, n, counts))
+		status = status > EXIT_FILE ? status : EXIT_FILE;
+	if (cli->openmetrics && openmetrics_verify(cli->openmetrics, v, n))
 		status = status > EXIT_FILE ? status : EXIT_FILE;
 	cli_results_free(v, n);
 out:

@@ -77,6 +77,8 @@ static int check_audit(const struct cli *cli, int nfiles)
 		return usage_error("%s", "--rescue is for audit --running");
 	if (cli->rescue && !cli->debug_dir && !cli->perf_cache)
 		return usage_error("%s", "--rescue needs --debug-dir=DIR or --perf-cache=DIR");
+	if (cli->openmetrics && !cli->running)
+		return usage_error("%s", "--openmetrics is for verify and audit --running");
 	if (cli->running)
 		return nfiles ? usage_error("%s", "audit --running takes no FILE")
 			      : EXIT_OK;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/artifact.h"
 #include "cli/options.h"
 
 const char *progname = "elf-buildid";
@@ -165,7 +166,8 @@ static int dispatch(int argc, char **argv, const struct command **cmd)
 int main(int argc, char **argv)
 {
 	struct cli cli = { .perf = PERF_AUTO,
-			   .lock_timeout_ms = LOCK_TIMEOUT_DEFAULT_MS };
+			   .lock_timeout_ms = LOCK_TIMEOUT_DEFAULT_MS,
+			   .limits = ARTIFACT_LIMITS_DEFAULT };
 	const struct command *cmd;
 	char *home_cache = NULL;
 	long n;

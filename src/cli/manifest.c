@@ -51,7 +51,8 @@ static int entry_member(struct json *ps, const char *key, void *ctx)
 
 	if (!strcmp(key, "path"))
 		return string_or_null(ps, key, &e->path);
-	if (!strcmp(key, "gnu_build_id"))
+	/* verify --json's "build_id": its document is a manifest too. */
+	if (!strcmp(key, "gnu_build_id") || !strcmp(key, "build_id"))
 		return string_or_null(ps, key, &e->id);
 	if (!strcmp(key, "sha256"))
 		return string_or_null(ps, key, &e->sha256);

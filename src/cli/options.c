@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/artifact.h"
 #include "cli/options.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -121,6 +122,29 @@ static int set_lock_timeout(struct cli *cli, const char *arg)
 	return EXIT_OK;
 }
 
+static int set_artifacts(struct cli *cli, const char *arg)
+{
+	if (!strcmp(arg, "named"))
+		cli->artifacts = ARTIFACTS_NAMED;
+	else if (!strcmp(arg, "all"))
+		cli->artifacts = ARTIFACTS_ALL;
+	else if (!strcmp(arg, "off"))
+		cli->artifacts = ARTIFACTS_OFF;
+	else
+		return usage_error("--artifacts takes named, all or off, not '%s'",
+				   arg);
+	return EXIT_OK;
+}
+
+static int set_limit(struct cli *cli, const char *arg)
+{
+	char err[EBID_ERRLEN];
+
+	if (artifact_limit_set(&cli->limits, arg, err, sizeof(err)))
+		return usage_error("%s", err);
+	return EXIT_OK;
+}
+
 static int set_pid(struct cli *cli, const char *arg)
 {
 	pid_t *nv;
@@ -226,6 +250,26 @@ static const struct opt_row rows[] = {
 			"verdict, detail and fix" } } },
 	{ "junit", 0, "FILE", C(VERIFY), false, NULL, AT(junit),
 	  { { 0, "also write a JUnit XML report to FILE" } } },
+	{ "openmetrics", 0, "FILE", C(VERIFY) | C(AUDIT), false, NULL,
+	  AT(openmetrics),
+	  { { C(VERIFY), "also write each file's verdict and failed checks to "
+			 "FILE as OpenMetrics text, replaced whole (for "
+			 "node_exporter's textfile collector: "
+			 "docs/prometheus.md)" },
+	    { C(AUDIT), "with --running: also write each mapped file's "
+			"verdict to FILE as OpenMetrics text, replaced whole "
+			"(docs/prometheus.md)" } } },
+	{ "artifacts", 0, "MODE", C(VERIFY) | C(SHOW) | C(LINK), false,
+	  set_artifacts, 0,
+	  { { 0, "which files are read as artifacts (.deb, .rpm, tarballs, "
+		 "OCI images; docs/ci.md): named (default: those named on "
+		 "the command line), all (also those a -r walk finds), off" } } },
+	{ "limit", 0, "KEY=VALUE", C(VERIFY) | C(SHOW) | C(LINK), false,
+	  set_limit, 0,
+	  { { 0, "an artifact's limits: member=SIZE (an ELF member held in "
+		 "memory, 4G), unpacked=SIZE (all members, 64G), ratio=N "
+		 "(unpacked over the artifact's size, 1000), members=N "
+		 "(1000000) (repeatable)" } } },
 	{ "debug-dir", 0, "DIR", C(LINK) | C(AUDIT), false, NULL, AT(debug_dir),
 	  { { C(LINK), "place FILE (or its debug file) at "
 		       "DIR/.build-id/xx/rest.debug" },

@@ -93,6 +93,35 @@ void xml_str(FILE *f, const char *str)
 	}
 }
 
+/*
+ * An OpenMetrics label value, without its quotes. A path may hold any
+ * byte, the format only UTF-8: the value is the path with each byte that
+ * is not UTF-8 written as the text \xHH and each backslash doubled, so
+ * that one value reads back to one path (two paths never share a label
+ * set). Then the format's escapes: backslash, double quote, newline.
+ */
+void om_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (!n) {
+			fprintf(f, "\\\\x%02x", *s++);
+		} else if (*s == '\\') {
+			fputs("\\\\\\\\", f);
+			s++;
+		} else if (*s == '"' || *s == '\n') {
+			fputs(*s == '"' ? "\\\"" : "\\n", f);
+			s++;
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
+	}
+}
+
 void fill_elf_facts(struct result *r, const struct ebid_elf *elf)
 {
 	r->have_elf = true;

@@ -1,0 +1,735 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading artifacts (artifact.h): the sources libarchive reads from, the
+ * members, the limits. The OCI image layout is artifact_oci.c's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cli/artifact_impl.h"
+
+const char *artifact_kind_name(enum artifact_kind k)
+{
+	switch (k) {
+	case ART_DEB:
+		return "Debian package";
+	case ART_RPM:
+		return "RPM package";
+	case ART_TAR:
+		return "tarball";
+	case ART_OCI_DIR:
+		return "OCI image layout";
+	default:
+		return "file";
+	}
+}
+
+enum artifact_kind artifact_sniff(int fd, const struct stat *st)
+{
+	static const unsigned char gz[] = { 0x1f, 0x8b },
+				   xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0 },
+				   zst[] = { 0x28, 0xb5, 0x2f, 0xfd },
+				   rpm[] = { 0xed, 0xab, 0xee, 0xdb };
+	unsigned char b[512];
+	ssize_t n;
+
+	if (S_ISDIR(st->st_mode))
+		return faccessat(fd, "oci-layout", F_OK, AT_SYMLINK_NOFOLLOW)
+			       ? ART_NONE
+			       : ART_OCI_DIR;
+	if (!S_ISREG(st->st_mode))
+		return ART_NONE;
+	n = pread(fd, b, sizeof(b), 0);
+	if (n < 4)
+		return ART_NONE;
+	if (n >= 21 && !memcmp(b, "!<arch>\ndebian-binary", 21))
+		return ART_DEB;
+	if (!memcmp(b, rpm, sizeof(rpm)))
+		return ART_RPM;
+	if (!memcmp(b, gz, sizeof(gz)) || !memcmp(b, zst, sizeof(zst)) ||
+	    (n >= 6 && !memcmp(b, xz, sizeof(xz))) ||
+	    (n >= 4 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9'))
+		return ART_TAR;
+	if (n == 512 && !memcmp(b + 257, "ustar", 5))
+		return ART_TAR;
+	return ART_NONE;
+}
+
+/* SIZE with an optional K, M, G or T (powers of 1024). */
+static int parse_size(const char *s, unsigned long long *v)
+{
+	char *end;
+	unsigned long long n;
+	int shift = 0;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	case 'T':
+		shift = 40;
+		break;
+	case '\0':
+		break;
+	default:
+		return -1;
+	}
+	if (*end && end[1])
+		return -1;
+	if (shift && n > (~0ull >> shift))
+		return -1;
+	*v = n << shift;
+	return 0;
+}
+
+int artifact_limit_set(struct artifact_limits *l, const char *arg, char *err,
+		       size_t errlen)
+{
+	static const char *const keys[] = { "member", "unpacked", "ratio",
+					    "members" };
+	unsigned long long *fields[] = { &l->member, &l->unpacked, &l->ratio,
+			       &l->members };
+	const char *eq = strchr(arg, '=');
+	size_t i;
+
+	for (i = 0; eq && i < 4; i++) {
+		if (strlen(keys[i]) != (size_t)(eq - arg) ||
+		    strncmp(arg, keys[i], (size_t)(eq - arg)))
+			continue;
+		if (parse_size(eq + 1, fields[i]) || !*fields[i]) {
+			snprintf(err, errlen,
+				 "--limit %s: '%s' is not a positive size",
+				 keys[i], eq + 1);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(err, errlen,
+		 "--limit '%s': expected member=SIZE, unpacked=SIZE, ratio=N or members=N",
+		 arg);
+	return -1;
+}
+
+#ifndef EBID_STATIC
+/* libarchive's read callback over a range of a descriptor (pread). */
+static la_ssize_t range_read(struct archive *a, void *ud, const void **out)
+{
+	struct art_stream *s = ud;
+	size_t want = sizeof(s->buf);
+	ssize_t n;
+
+	if (s->off >= s->end) {
+		*out = s->buf;
+		return 0;
+	}
+	if ((uint64_t)want > s->end - s->off)
+		want = (size_t)(s->end - s->off);
+	do
+		n = pread(s->fd, s->buf, want, (off_t)s->off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		archive_set_error(a, errno, "read: %s", strerror(errno));
+		return -1;
+	}
+	s->off += (uint64_t)n;
+	s->nread += (uint64_t)n;
+	if (s->md)
+		EVP_DigestUpdate(s->md, s->buf, (size_t)n);
+	*out = s->buf;
+	return n;
+}
+
+/* Skipping forward without reading, where no digest needs the bytes. */
+static la_int64_t range_skip(struct archive *a, void *ud, la_int64_t req)
+{
+	struct art_stream *s = ud;
+	uint64_t left = s->end - s->off;
+
+	(void)a;
+	if (s->md || req <= 0)
+		return 0;
+	if ((uint64_t)req > left)
+		req = (la_int64_t)left;
+	s->off += (uint64_t)req;
+	return req;
+}
+
+/* The read callback over the current member of a parent archive. */
+static la_ssize_t nested_read(struct archive *a, void *ud, const void **out)
+{
+	struct art_stream *s = ud;
+	la_ssize_t n = archive_read_data(s->parent, s->buf, sizeof(s->buf));
+
+	if (n < 0) {
+		archive_set_error(a, EIO, "%s",
+				  archive_error_string(s->parent)
+					  ? archive_error_string(s->parent)
+					  : "read error");
+		return -1;
+	}
+	s->nread += (uint64_t)n;
+	if (s->md && n > 0)
+		EVP_DigestUpdate(s->md, s->buf, (size_t)n);
+	*out = s->buf;
+	return n;
+}
+
+/* Reads what the archive did not, so that a digest covers every byte. */
+int art_stream_drain(struct art_stream *s)
+{
+	const void *p;
+	la_ssize_t n;
+
+	if (s->parent) {
+		while ((n = nested_read(s->parent, s, &p)) > 0)
+			;
+		return n < 0 ? -1 : 0;
+	}
+	while (s->off < s->end) {
+		n = range_read(NULL, s, &p);
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+	}
+	return 0;
+}
+
+struct archive *art_open(struct art_stream *s, enum art_formats f,
+			 char *err, size_t errlen)
+{
+	struct archive *a = archive_read_new();
+	int ret;
+
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	archive_read_support_filter_all(a);
+	if (f & ART_FMT_TAR)
+		archive_read_support_format_tar(a);
+	if (f & ART_FMT_CPIO)
+		archive_read_support_format_cpio(a);
+	if (f & ART_FMT_AR)
+		archive_read_support_format_ar(a);
+	if (f & ART_FMT_EMPTY)
+		archive_read_support_format_empty(a);
+	if (s->parent) {
+		ret = archive_read_open(a, s, NULL, nested_read, NULL);
+	} else {
+		archive_read_set_callback_data(a, s);
+		archive_read_set_read_callback(a, range_read);
+		archive_read_set_skip_callback(a, range_skip);
+		ret = archive_read_open1(a);
+	}
+	if (ret != ARCHIVE_OK) {
+		snprintf(err, errlen, "%s",
+			 archive_error_string(a) ? archive_error_string(a)
+						 : "cannot read");
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/*
+ * A member's name as printed: "./" and "." parts dropped, '//' as '/'.
+ * -1 (why in err) for an absolute name or a ".." part: such a name means
+ * a place outside wherever the archive would be unpacked.
+ */
+int art_member_name(const char *raw, char *out, size_t outlen, char *err,
+		    size_t errlen)
+{
+	const char *p = raw;
+	size_t n = 0;
+
+	if (*raw == '/') {
+		snprintf(err, errlen, "member '%.200s' has an absolute name",
+			 raw);
+		return -1;
+	}
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == 2 && !strncmp(p, "..", 2)) {
+			snprintf(err, errlen,
+				 "member '%.200s' has a '..' in its name", raw);
+			return -1;
+		}
+		if (len && !(len == 1 && *p == '.')) {
+			if (n + len + 2 > outlen) {
+				snprintf(err, errlen,
+					 "member name '%.100s...' too long",
+					 raw);
+				return -1;
+			}
+			if (n)
+				out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p += len + (e ? 1 : 0);
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+struct result *art_push(struct art *A, const char *member)
+{
+	struct result *v, *r;
+
+	if (A->r->nmembers == A->cap) {
+		size_t cap = A->cap ? 2 * A->cap : 16;
+
+		v = realloc(A->r->members, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		A->r->members = v;
+		A->cap = cap;
+	}
+	r = &A->r->members[A->r->nmembers];
+	memset(r, 0, sizeof(*r));
+	if (asprintf((char **)&r->path, "%s%s:%s", A->name, A->platform,
+		     member) < 0)
+		return NULL;
+	r->member_at = strlen(A->name) + strlen(A->platform) + 1;
+	snprintf(r->layer, sizeof(r->layer), "%s", A->layer);
+	A->r->nmembers++;
+	return r;
+}
+
+int art_fail(struct art *A, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (A->err[0])
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(A->err, sizeof(A->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/*
+ * The limits, on the size a member's header declares, before any of it
+ * is unpacked: -1 when the artifact must not be read on.
+ */
+static int art_account(struct art *A, const char *name, uint64_t size)
+{
+	const struct artifact_limits *l = &A->cli->limits;
+
+	if (++A->members > l->members)
+		return art_fail(A, "more than %llu members (--limit members=N)",
+				(unsigned long long)l->members);
+	A->unpacked += size;
+	if (A->unpacked > l->unpacked)
+		return art_fail(A, "members unpack to more than %llu bytes at '%.200s' (--limit unpacked=SIZE)",
+				(unsigned long long)l->unpacked, name);
+	if (A->unpacked > (1ull << 30) && A->unpacked / l->ratio > A->size)
+		return art_fail(A, "a decompression bomb: members unpack to %llu bytes at '%.200s', more than %llu times the artifact's %llu (--limit ratio=N)",
+				(unsigned long long)A->unpacked, name,
+				(unsigned long long)l->ratio,
+				(unsigned long long)A->size);
+	return 0;
+}
+
+static void hex(char *out, const unsigned char *d, unsigned n)
+{
+	static const char x[] = "0123456789abcdef";
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = x[d[i] >> 4];
+		out[2 * i + 1] = x[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* SHA-256 of a member, computed by a thread behind the unpacking. */
+struct hasher {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	const unsigned char *base;
+	size_t ready;
+	bool stop, threaded;
+	EVP_MD_CTX *md;
+};
+
+static void *hash_loop(void *arg)
+{
+	struct hasher *h = arg;
+	size_t done = 0;
+
+	for (;;) {
+		size_t upto;
+		bool stop;
+
+		pthread_mutex_lock(&h->lock);
+		while (h->ready == done && !h->stop)
+			pthread_cond_wait(&h->cond, &h->lock);
+		upto = h->ready;
+		stop = h->stop;
+		pthread_mutex_unlock(&h->lock);
+		if (upto > done) {
+			EVP_DigestUpdate(h->md, h->base + done, upto - done);
+			done = upto;
+		} else if (stop) {
+			return NULL;
+		}
+	}
+}
+
+static void hasher_advance(struct hasher *h, size_t ready)
+{
+	pthread_mutex_lock(&h->lock);
+	h->ready = ready;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Unpacks the member's size bytes into map, hashed in a second thread. */
+static int unpack_into(struct art *A, struct archive *a, unsigned char *map,
+		       size_t got, size_t size, char sha[65])
+{
+	struct hasher h = { .base = map, .ready = got };
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned dn = 0;
+	int ret = 0;
+
+	h.md = EVP_MD_CTX_new();
+	if (!h.md || !EVP_DigestInit_ex(h.md, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(h.md);
+		return art_fail(A, "cannot start SHA-256");
+	}
+	pthread_mutex_init(&h.lock, NULL);
+	pthread_cond_init(&h.cond, NULL);
+	h.threaded = size > (4u << 20) &&
+		     !pthread_create(&h.thread, NULL, hash_loop, &h);
+	while (got < size) {
+		size_t want = size - got > (4u << 20) ? 4u << 20 : size - got;
+		la_ssize_t n = archive_read_data(a, map + got, want);
+
+		if (n <= 0) {
+			ret = art_fail(A, "member '%.200s' ends early: %s",
+				       A->r->members[A->r->nmembers - 1].path +
+					       A->r->members[A->r->nmembers - 1]
+						       .member_at,
+				       n ? archive_error_string(a)
+					 : "truncated archive");
+			break;
+		}
+		got += (size_t)n;
+		if (h.threaded)
+			hasher_advance(&h, got);
+	}
+	if (h.threaded) {
+		pthread_mutex_lock(&h.lock);
+		h.stop = true;
+		pthread_cond_signal(&h.cond);
+		pthread_mutex_unlock(&h.lock);
+		pthread_join(h.thread, NULL);
+	} else {
+		EVP_DigestUpdate(h.md, map, got);
+	}
+	EVP_DigestFinal_ex(h.md, d, &dn);
+	hex(sha, d, dn);
+	EVP_MD_CTX_free(h.md);
+	pthread_mutex_destroy(&h.lock);
+	pthread_cond_destroy(&h.cond);
+	return ret;
+}
+
+/* MemAvailable from /proc/meminfo, in bytes; 0 when unknown. */
+static uint64_t mem_available(void)
+{
+	char line[128];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
+/*
+ * A memory file holding the member: head (its first bytes, already read)
+ * and the rest from a. The descriptor, sealed, or -1 (the artifact
+ * failed).
+ */
+static int load_elf(struct art *A, struct archive *a, const unsigned char *head,
+		    size_t got, uint64_t size, struct result *r)
+{
+	unsigned char *map;
+	int fd, ret;
+
+	fd = memfd_create("elf-buildid-member", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, (off_t)size)) {
+		if (fd >= 0)
+			close(fd);
+		return art_fail(A, "cannot hold a member of %llu bytes in memory: %s",
+				(unsigned long long)size, strerror(errno));
+	}
+	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   0);
+	if (map == MAP_FAILED) {
+		close(fd);
+		return art_fail(A, "cannot map a member of %llu bytes: %s",
+				(unsigned long long)size, strerror(errno));
+	}
+	memcpy(map, head, got);
+	ret = unpack_into(A, a, map, got, (size_t)size, r->sha256);
+	munmap(map, (size_t)size);
+	if (ret) {
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_ADD_SEALS,
+	      F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	return fd;
+}
+
+/* A member too big to hold: an ERROR for it, the artifact read on. */
+static bool too_big(struct art *A, uint64_t size, struct result *r)
+{
+	uint64_t avail = mem_available();
+
+	if (size > A->cli->limits.member) {
+		snprintf(r->msg, sizeof(r->msg),
+			 "member of %llu bytes is larger than the %llu a member may have in memory (--limit member=SIZE)",
+			 (unsigned long long)size,
+			 (unsigned long long)A->cli->limits.member);
+	} else if (avail && size > avail) {
+		snprintf(r->msg, sizeof(r->msg),
+			 "member of %llu bytes is larger than the memory available (%llu bytes)",
+			 (unsigned long long)size, (unsigned long long)avail);
+	} else {
+		return false;
+	}
+	r->status = EXIT_FILE;
+	r->outcome = OUT_FAILED;
+	return true;
+}
+
+/*
+ * One regular member at the archive's cursor: skipped when it is not
+ * ELF, else held in memory and judged. -1 when the artifact failed.
+ */
+static int art_regular(struct art *A, struct archive *a, uint64_t size,
+		       struct result *r)
+{
+	unsigned char head[4096];
+	la_ssize_t n = 0;
+	int fd;
+
+	r->size = size;
+	if (size >= 4)
+		n = archive_read_data(a, head, size < sizeof(head) ? size
+								 : sizeof(head));
+	if (n < 0)
+		return art_fail(A, "cannot read member '%.200s': %s",
+				r->path + r->member_at, archive_error_string(a));
+	if (n < 4 || memcmp(head, "\177ELF", 4)) {
+		r->outcome = OUT_SKIPPED;
+		snprintf(r->msg, sizeof(r->msg), "not an ELF file");
+		return 0;
+	}
+	if (too_big(A, size, r))
+		return 0;
+	fd = load_elf(A, a, head, (size_t)n, size, r);
+	if (fd < 0) {
+		r->status = EXIT_FILE;
+		r->outcome = OUT_FAILED;
+		snprintf(r->msg, sizeof(r->msg), "%s", A->err);
+		return -1;
+	}
+	A->judge(A->cli, fd, r, A->ctx);
+	close(fd);
+	return 0;
+}
+
+/* A hard-link member: another name of a member read before. */
+static void art_hardlink(struct art *A, struct result *r, const char *target)
+{
+	char name[EBID_PATH_MAX], why[EBID_ERRLEN];
+
+	r->outcome = OUT_SKIPPED;
+	if (art_member_name(target, name, sizeof(name), why, sizeof(why))) {
+		r->status = EXIT_FILE;
+		r->outcome = OUT_FAILED;
+		snprintf(r->msg, sizeof(r->msg), "hard link to %s", why);
+		return;
+	}
+	r->alias = true;
+	snprintf(r->msg, sizeof(r->msg), "another name of '%.200s%s:%.200s'",
+		 A->name, A->platform, name);
+}
+
+/*
+ * Every member of a: regular files judged (art_regular), hard links named
+ * as aliases, the rest (directories, symlinks, devices) not listed. In an
+ * image, A->visible decides which paths this layer still shows.
+ */
+int art_members(struct art *A, struct archive *a)
+{
+	struct archive_entry *ent;
+	char name[EBID_PATH_MAX];
+	int ret;
+
+	while ((ret = archive_read_next_header(a, &ent)) == ARCHIVE_OK ||
+	       ret == ARCHIVE_WARN) {
+		const char *raw = archive_entry_pathname(ent);
+		uint64_t size = archive_entry_size_is_set(ent)
+					? (uint64_t)archive_entry_size(ent)
+					: 0;
+		struct result *r;
+
+		if (!raw || art_member_name(raw, name, sizeof(name), A->err,
+					    sizeof(A->err)))
+			return raw ? -1 : art_fail(A, "a member has no name");
+		if (art_account(A, name, size))
+			return -1;
+		if (A->visible && !A->visible(A, name, ent))
+			continue;
+		if (!archive_entry_hardlink(ent) &&
+		    archive_entry_filetype(ent) != AE_IFREG)
+			continue;
+		r = art_push(A, name);
+		if (!r)
+			return art_fail(A, "out of memory");
+		if (archive_entry_hardlink(ent))
+			art_hardlink(A, r, archive_entry_hardlink(ent));
+		else if (art_regular(A, a, size, r))
+			return -1;
+	}
+	if (ret != ARCHIVE_EOF)
+		return art_fail(A, "%s", archive_error_string(a)
+						 ? archive_error_string(a)
+						 : "cannot read the next member");
+	return 0;
+}
+
+/* A .deb: the members of its data.tar.* (the control files are not code). */
+static int read_deb(struct art *A, struct art_stream *top)
+{
+	struct archive *outer, *inner;
+	struct archive_entry *ent;
+	bool data = false;
+	int ret;
+
+	outer = art_open(top, ART_FMT_AR, A->err, sizeof(A->err));
+	if (!outer)
+		return -1;
+	while ((ret = archive_read_next_header(outer, &ent)) == ARCHIVE_OK) {
+		struct art_stream *s;
+		const char *n = archive_entry_pathname(ent);
+
+		if (!n || strncmp(n, "data.tar", 8))
+			continue;
+		s = calloc(1, sizeof(*s));
+		if (!s) {
+			ret = art_fail(A, "out of memory");
+			break;
+		}
+		s->parent = outer;
+		inner = art_open(s, ART_FMT_TAR | ART_FMT_EMPTY, A->err,
+				 sizeof(A->err));
+		ret = inner ? art_members(A, inner) : -1;
+		if (inner)
+			archive_read_free(inner);
+		free(s);
+		data = true;
+		if (ret)
+			break;
+	}
+	if (ret == ARCHIVE_FATAL || ret == ARCHIVE_WARN || ret == ARCHIVE_RETRY)
+		art_fail(A, "%s", archive_error_string(outer)
+					  ? archive_error_string(outer)
+					  : "cannot read the package");
+	archive_read_free(outer);
+	if (!A->err[0] && !data)
+		art_fail(A, "no data.tar member: not a Debian binary package");
+	return A->err[0] ? -1 : 0;
+}
+
+/* An .rpm (its cpio payload) or a tarball: the members as they come. */
+static int read_flat(struct art *A, struct art_stream *top,
+		     enum art_formats f)
+{
+	struct archive *a = art_open(top, f, A->err, sizeof(A->err));
+	int ret;
+
+	if (!a)
+		return -1;
+	ret = art_members(A, a);
+	archive_read_free(a);
+	return ret;
+}
+
+int artifact_read(const struct cli *cli, int fd, enum artifact_kind k,
+		  const char *name, struct result *r, artifact_judge_fn judge,
+		  void *ctx, char *err, size_t errlen)
+{
+	struct art A = { .cli = cli, .name = name, .r = r, .judge = judge,
+			 .ctx = ctx, .platform = "", .layer = "" };
+	struct art_stream *top = calloc(1, sizeof(*top));
+	struct stat st;
+	int ret;
+
+	if (!top || fstat(fd, &st)) {
+		free(top);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	A.size = (uint64_t)st.st_size;
+	top->fd = fd;
+	top->end = (uint64_t)st.st_size;
+	if (k == ART_DEB)
+		ret = read_deb(&A, top);
+	else if (k == ART_RPM)
+		ret = read_flat(&A, top, ART_FMT_CPIO);
+	else if (k == ART_OCI_DIR)
+		ret = art_read_oci_dir(&A, fd);
+	else if (art_is_image_tar(&A, top))
+		ret = art_read_oci_tar(&A, top);
+	else
+		ret = A.err[0] ? -1 : read_flat(&A, top, ART_FMT_TAR);
+	free(top);
+	if (ret || A.err[0]) {
+		snprintf(err, errlen, "%s", A.err[0] ? A.err : "cannot read");
+		return -EBID_EMALFORMED;
+	}
+	return 0;
+}
+
+#else /* EBID_STATIC: no libarchive (mk/static.mk) */
+int artifact_read(const struct cli *cli, int fd, enum artifact_kind k,
+		  const char *name, struct result *r, artifact_judge_fn judge,
+		  void *ctx, char *err, size_t errlen)
+{
+	(void)cli, (void)fd, (void)name, (void)r, (void)judge, (void)ctx;
+	snprintf(err, errlen,
+		 "a %s, and this static build of elf-buildid reads no artifacts (it has no libarchive): unpack it (dpkg-deb -x, rpm2cpio | cpio -id, tar -x) and check the tree, or use the dynamic build",
+		 artifact_kind_name(k));
+	return -ENOTSUP;
+}
+#endif
