@@ -11,7 +11,7 @@
 #           libarchive), make demo
 #           and the core tests: Go (the machine's, and Debian's Go 1.19 by
 #           path for the fixtures), perf, binutils, elfutils, file,
-#           Python 3, diffutils, qemu-user, clang
+#           Python 3, diffutils, qemu-user, clang, zstd, xz, dpkg-deb
 #   kit     the packaging and gate tests (t04NN, t05NN), the consumers
 #           (t0800) and the symbol servers (t0810): ruby, gdb, eu-unstrip,
 #           unshare, debuginfod, bsdtar, curl, google/pprof's source; the
@@ -34,12 +34,16 @@
 #   rewriters  the rewriters' suite (t0390, t0391) and the dwz passes
 #           (t0941, t0951): patchelf, dwz, llvm-strip-14, llvm-objcopy-14,
 #           eu-strip, eu-unstrip, eu-elflint, GNU strip, objcopy and ld.bfd
+#   artifacts  the artifact fixtures (scripts/build-artifact-fixtures.sh)
+#           and verify's artifact tests: apt-get (apt-get download of
+#           Debian's packages), dpkg-deb, GNU tar, gzip, xz, zstd, python3,
+#           umoci (an independent reading of the OCI image layouts)
 #   real    make check-real (scripts/check-real.sh): a deb-src entry for
 #           the machine's Debian archive (our own file in
 #           /etc/apt/sources.list.d), dpkg-dev for apt-get source, gcc,
 #           g++, make, cmake, the four linkers, elfutils, perf, python3
 #   test    everything make test runs: base kit matrix robust static ship pkg
-#           rewriters
+#           rewriters artifacts
 set -u
 
 me=install-deps
@@ -55,10 +59,10 @@ for a in "$@"; do
 		sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
-	base | kit | matrix | robust | bench | static | ship | pkg | rewriters | real) groups+=("$a") ;;
-	test) groups+=(base kit matrix robust static ship pkg rewriters) ;;
+	base | kit | matrix | robust | bench | static | ship | pkg | rewriters | artifacts | real) groups+=("$a") ;;
+	test) groups+=(base kit matrix robust static ship pkg rewriters artifacts) ;;
 	*)
-		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static ship pkg rewriters real test)" >&2
+		echo "$me: unknown option or group '$a' (groups: base kit matrix robust bench static ship pkg rewriters artifacts real test)" >&2
 		exit 64
 		;;
 	esac
@@ -97,6 +101,10 @@ group_base() {
 	cmd cmp diffutils
 	cmd qemu-aarch64 qemu-user
 	cmd clang clang
+	# Artifacts (t0460, the corrupt-input corpus): their packers.
+	cmd zstd zstd
+	cmd xz xz-utils
+	cmd dpkg-deb dpkg
 	# Libraries, found the way the Makefile finds them; gelf.h ships in
 	# libelf-dev: look where pkg-config says, then in /usr/include.
 	if command -v pkg-config >/dev/null 2>&1; then
@@ -341,6 +349,23 @@ group_rewriters() {
 	cmd objcopy binutils
 	cmd readelf binutils
 	cmd ld.bfd binutils
+}
+
+# scripts/build-artifact-fixtures.sh: Debian's packages by apt-get download
+# (dpkg-deb checks them), tarballs in each compression, OCI images checked
+# by umoci (stat, unpack --rootless), the crafted ones by python3.
+group_artifacts() {
+	cmd apt-get apt
+	cmd dpkg-deb dpkg
+	cmd tar tar
+	cmd gzip gzip
+	cmd xz xz-utils
+	cmd zstd zstd
+	cmd python3 python3
+	cmd sha256sum coreutils
+	cmd readelf binutils
+	cmd flock util-linux
+	cmd umoci umoci
 }
 
 # check-real builds Debian's source packages with their own build systems:

@@ -11,8 +11,9 @@ symlink loop, socket) are made too. OUTDIR/MANIFEST.tsv names every case:
 
     NAME <TAB> BASE <TAB> CATEGORY <TAB> WHAT
 
-CATEGORY is one of field, note, trunc, hostile, nonelf, special. The file
-(or special file) is OUTDIR/NAME.
+CATEGORY is one of field, note, trunc, hostile, nonelf, special, artifact
+(bad packages, tarballs and image tars around the tiny base:
+scripts/mkcorrupt_artifacts.py). The file (or special file) is OUTDIR/NAME.
 
 Bases: the Go fixtures plain, sw and nobuildid (scripts/build-fixtures.sh),
 and small ones this script makes in --small-dir: tiny and tinynb (a
@@ -50,6 +51,8 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 import ebid  # noqa: E402  (the tests' ELF reader: the oracle)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mkcorrupt_artifacts  # noqa: E402  (the artifact cases)
 GO_BASES = ("plain", "sw", "nobuildid")
 SMALL_BASES = ("tiny", "tinynb", "mini64", "mini32be", "minigo64",
                "minigo32be")
@@ -881,11 +884,11 @@ def make_special(outdir, name):
 # ---------------------------------------------------------------------------
 
 
-ALWAYS = ("note", "hostile", "nonelf", "special")
+ALWAYS = ("note", "hostile", "nonelf", "special", "artifact")
 
 
 def sample(cases, n):
-    """Every note, hostile, nonelf and special case, and about n of the
+    """Every note, hostile, nonelf, special and artifact case, and about n of the
     others: from each (base, category) group a share in proportion to the
     square root of its size, at least 3, picked by a hash of the names (deterministic)."""
     keep = [c for c in cases if c.category in ALWAYS]
@@ -949,6 +952,9 @@ def main(argv):
         cases += trunc_cases(b, data, every=b in SMALL_BASES)
     cases += hostile_cases(bases)
     cases += nonelf_cases()
+    cases += [Case("artifact." + n, "tiny", "artifact", w, m)
+              for n, w, m in mkcorrupt_artifacts.artifact_cases(
+                  small and open(small["tiny"], "rb").read())]
     for n, w in SPECIALS:
         cases.append(Case(n, "-", "special", w, None))
     names = [c.name for c in cases]

@@ -127,6 +127,68 @@ int artifact_limit_set(struct artifact_limits *l, const char *arg, char *err,
 }
 
 #ifndef EBID_STATIC
+/* The set of strings (artifact_impl.h): open addressing, FNV-1a. */
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+bool art_set_has(const struct strset *s, const char *k)
+{
+	size_t i;
+
+	if (!s->cap)
+		return false;
+	for (i = fnv(k) & (s->cap - 1); s->v[i]; i = (i + 1) & (s->cap - 1))
+		if (!strcmp(s->v[i], k))
+			return true;
+	return false;
+}
+
+int art_set_add(struct strset *s, const char *k)
+{
+	size_t i;
+
+	if (art_set_has(s, k))
+		return 0;
+	if (2 * (s->n + 1) > s->cap) {
+		struct strset g = { calloc(s->cap ? 2 * s->cap : 64,
+					   sizeof(char *)),
+				    s->cap ? 2 * s->cap : 64, 0 };
+
+		if (!g.v)
+			return -1;
+		for (i = 0; i < s->cap; i++)
+			if (s->v[i] && art_set_add(&g, s->v[i]))
+				return -1;
+		for (i = 0; i < s->cap; i++)
+			free(s->v[i]);
+		free(s->v);
+		*s = g;
+	}
+	for (i = fnv(k) & (s->cap - 1); s->v[i]; i = (i + 1) & (s->cap - 1))
+		;
+	s->v[i] = strdup(k);
+	if (!s->v[i])
+		return -1;
+	s->n++;
+	return 0;
+}
+
+void art_set_free(struct strset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cap; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
 /* libarchive's read callback over a range of a descriptor (pread). */
 static la_ssize_t range_read(struct archive *a, void *ud, const void **out)
 {
@@ -238,8 +300,9 @@ struct archive *art_open(struct art_stream *s, enum art_formats f,
 	}
 	if (ret != ARCHIVE_OK) {
 		snprintf(err, errlen, "%s",
-			 archive_error_string(a) ? archive_error_string(a)
-						 : "cannot read");
+			 archive_error_string(a)
+				 ? archive_error_string(a)
+				 : "its first bytes are no readable archive (truncated or corrupt)");
 		archive_read_free(a);
 		return NULL;
 	}
@@ -341,7 +404,7 @@ static int art_account(struct art *A, const char *name, uint64_t size)
 		return art_fail(A, "members unpack to more than %llu bytes at '%.200s' (--limit unpacked=SIZE)",
 				(unsigned long long)l->unpacked, name);
 	if (A->unpacked > (1ull << 30) && A->unpacked / l->ratio > A->size)
-		return art_fail(A, "a decompression bomb: members unpack to %llu bytes at '%.200s', more than %llu times the artifact's %llu (--limit ratio=N)",
+		return art_fail(A, "members declare %llu bytes at '%.200s', more than %llu times the artifact's %llu: a decompression bomb or a corrupt size (--limit ratio=N)",
 				(unsigned long long)A->unpacked, name,
 				(unsigned long long)l->ratio,
 				(unsigned long long)A->size);
@@ -557,9 +620,9 @@ static int art_regular(struct art *A, struct archive *a, uint64_t size,
 		return 0;
 	fd = load_elf(A, a, head, (size_t)n, size, r);
 	if (fd < 0) {
-		r->status = EXIT_FILE;
-		r->outcome = OUT_FAILED;
-		snprintf(r->msg, sizeof(r->msg), "%s", A->err);
+		/* The artifact's error says it: one line, not two. */
+		free((char *)r->path);
+		A->r->nmembers--;
 		return -1;
 	}
 	A->judge(A->cli, fd, r, A->ctx);
@@ -568,14 +631,20 @@ static int art_regular(struct art *A, struct archive *a, uint64_t size,
 }
 
 /* A hard-link member: another name of a member read before. */
-static void art_hardlink(struct art *A, struct result *r, const char *target)
+static void art_hardlink(struct art *A, struct result *r, const char *target,
+			 const struct strset *names)
 {
-	char name[EBID_PATH_MAX], why[EBID_ERRLEN];
+	char name[EBID_PATH_MAX], why[EBID_ERRLEN] = "";
 
 	r->outcome = OUT_SKIPPED;
-	if (art_member_name(target, name, sizeof(name), why, sizeof(why))) {
+	if (art_member_name(target, name, sizeof(name), why, sizeof(why)) ||
+	    !art_set_has(names, name)) {
 		r->status = EXIT_FILE;
 		r->outcome = OUT_FAILED;
+		if (!why[0] || art_set_has(names, name))
+			snprintf(why, sizeof(why),
+				 "'%.200s', which is no regular member before it",
+				 target);
 		snprintf(r->msg, sizeof(r->msg), "hard link to %s", why);
 		return;
 	}
@@ -589,7 +658,8 @@ static void art_hardlink(struct art *A, struct result *r, const char *target)
  * as aliases, the rest (directories, symlinks, devices) not listed. In an
  * image, A->visible decides which paths this layer still shows.
  */
-int art_members(struct art *A, struct archive *a)
+static int art_members_of(struct art *A, struct archive *a,
+			  struct strset *names)
 {
 	struct archive_entry *ent;
 	char name[EBID_PATH_MAX];
@@ -617,7 +687,9 @@ int art_members(struct art *A, struct archive *a)
 		if (!r)
 			return art_fail(A, "out of memory");
 		if (archive_entry_hardlink(ent))
-			art_hardlink(A, r, archive_entry_hardlink(ent));
+			art_hardlink(A, r, archive_entry_hardlink(ent), names);
+		else if (art_set_add(names, name))
+			return art_fail(A, "out of memory");
 		else if (art_regular(A, a, size, r))
 			return -1;
 	}
@@ -626,6 +698,15 @@ int art_members(struct art *A, struct archive *a)
 						 ? archive_error_string(a)
 						 : "cannot read the next member");
 	return 0;
+}
+
+int art_members(struct art *A, struct archive *a)
+{
+	struct strset names = { 0 };
+	int ret = art_members_of(A, a, &names);
+
+	art_set_free(&names);
+	return ret;
 }
 
 /* A .deb: the members of its data.tar.* (the control files are not code). */

@@ -54,6 +54,15 @@ struct art {
 	char err[EBID_ERRLEN];          /* why the artifact failed */
 };
 
+/* A set of strings. */
+struct strset {
+	char **v;
+	size_t cap, n;
+};
+bool art_set_has(const struct strset *s, const char *k);
+int art_set_add(struct strset *s, const char *k);
+void art_set_free(struct strset *s);
+
 struct archive *art_open(struct art_stream *s, enum art_formats f, char *err,
 			 size_t errlen);
 int art_stream_drain(struct art_stream *s);

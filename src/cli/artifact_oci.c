@@ -28,73 +28,6 @@
 #define INDEX_DEPTH 4           /* an index of indexes of ... */
 #define MAX_LAYERS 1000
 
-/* A set of strings (open addressing, FNV-1a). */
-struct strset {
-	char **v;
-	size_t cap, n;
-};
-
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static bool set_has(const struct strset *s, const char *k)
-{
-	size_t i;
-
-	if (!s->cap)
-		return false;
-	for (i = fnv(k) & (s->cap - 1); s->v[i]; i = (i + 1) & (s->cap - 1))
-		if (!strcmp(s->v[i], k))
-			return true;
-	return false;
-}
-
-static int set_add(struct strset *s, const char *k)
-{
-	size_t i;
-
-	if (set_has(s, k))
-		return 0;
-	if (2 * (s->n + 1) > s->cap) {
-		struct strset g = { calloc(s->cap ? 2 * s->cap : 64,
-					   sizeof(char *)),
-				    s->cap ? 2 * s->cap : 64, 0 };
-
-		if (!g.v)
-			return -1;
-		for (i = 0; i < s->cap; i++)
-			if (s->v[i] && set_add(&g, s->v[i]))
-				return -1;
-		for (i = 0; i < s->cap; i++)
-			free(s->v[i]);
-		free(s->v);
-		*s = g;
-	}
-	for (i = fnv(k) & (s->cap - 1); s->v[i]; i = (i + 1) & (s->cap - 1))
-		;
-	s->v[i] = strdup(k);
-	if (!s->v[i])
-		return -1;
-	s->n++;
-	return 0;
-}
-
-static void set_free(struct strset *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->cap; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
 /*
  * What the upper layers hid: exact (a directory there: a lower file of
  * that name), tree (a file or a whiteout there: the path and all below),
@@ -118,7 +51,7 @@ static bool hidden(const struct image *im, const char *name)
 	char buf[EBID_PATH_MAX];
 	size_t n = strlen(name), i;
 
-	if (set_has(&im->exact, name) || set_has(&im->below, ""))
+	if (art_set_has(&im->exact, name) || art_set_has(&im->below, ""))
 		return true;
 	if (n >= sizeof(buf))
 		return false;
@@ -127,8 +60,8 @@ static bool hidden(const struct image *im, const char *name)
 		if (i < n && buf[i] != '/')
 			continue;
 		buf[i] = '\0';
-		if (set_has(&im->tree, buf) ||
-		    (i < n && set_has(&im->below, buf)))
+		if (art_set_has(&im->tree, buf) ||
+		    (i < n && art_set_has(&im->below, buf)))
 			return true;
 		if (i < n)
 			buf[i] = '/';
@@ -153,11 +86,11 @@ static bool image_visible(struct art *A, const char *name,
 		memcpy(dir, name, dn);
 		dir[dn] = '\0';
 		if (!strcmp(base, ".wh..wh..opq")) {
-			ret = set_add(&im->p_below, dir);
+			ret = art_set_add(&im->p_below, dir);
 		} else if (strncmp(base, ".wh..wh.", 8)) {
 			snprintf(dir + dn, sizeof(dir) - dn, "%s%s",
 				 dn ? "/" : "", base + 4);
-			ret = set_add(&im->p_tree, dir);
+			ret = art_set_add(&im->p_tree, dir);
 		}
 		if (ret)
 			art_fail(A, "out of memory");
@@ -166,8 +99,8 @@ static bool image_visible(struct art *A, const char *name,
 	if (hidden(im, name))
 		return false;
 	ret = archive_entry_filetype(ent) == AE_IFDIR
-		      ? set_add(&im->p_exact, name)
-		      : set_add(&im->p_tree, name);
+		      ? art_set_add(&im->p_exact, name)
+		      : art_set_add(&im->p_tree, name);
 	if (ret)
 		art_fail(A, "out of memory");
 	return true;
@@ -178,9 +111,9 @@ static int merge(struct strset *to, struct strset *from)
 	size_t i;
 
 	for (i = 0; i < from->cap; i++)
-		if (from->v[i] && set_add(to, from->v[i]))
+		if (from->v[i] && art_set_add(to, from->v[i]))
 			return -1;
-	set_free(from);
+	art_set_free(from);
 	return 0;
 }
 
@@ -197,17 +130,22 @@ struct descs {
 	const char *what;               /* "manifests" or "layers" */
 };
 
+static void desc_free(struct desc *d)
+{
+	free(d->media);
+	free(d->digest);
+	free(d->os);
+	free(d->arch);
+	free(d->variant);
+	memset(d, 0, sizeof(*d));
+}
+
 static void descs_free(struct descs *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->n; i++) {
-		free(d->v[i].media);
-		free(d->v[i].digest);
-		free(d->v[i].os);
-		free(d->v[i].arch);
-		free(d->v[i].variant);
-	}
+	for (i = 0; i < d->n; i++)
+		desc_free(&d->v[i]);
 	free(d->v);
 	d->v = NULL;
 	d->n = 0;
@@ -272,9 +210,7 @@ static int desc_element(struct json *ps, void *ctx)
 		ret = json_enter_object(ps, desc_member, &d, ds->what);
 	nv = ret ? NULL : realloc(ds->v, (ds->n + 1) * sizeof(*nv));
 	if (!nv) {
-		struct descs one = { &d, 1, NULL };
-
-		descs_free(&one);
+		desc_free(&d);
 		return ret ? -1 : json_fail(ps, "out of memory");
 	}
 	ds->v = nv;
@@ -539,12 +475,12 @@ static int read_layer(struct art *A, struct image *im, const struct desc *d)
 
 static void sets_free(struct image *im)
 {
-	set_free(&im->exact);
-	set_free(&im->tree);
-	set_free(&im->below);
-	set_free(&im->p_exact);
-	set_free(&im->p_tree);
-	set_free(&im->p_below);
+	art_set_free(&im->exact);
+	art_set_free(&im->tree);
+	art_set_free(&im->below);
+	art_set_free(&im->p_exact);
+	art_set_free(&im->p_tree);
+	art_set_free(&im->p_below);
 }
 
 /* The layers of one manifest, from the top down. */
@@ -587,8 +523,10 @@ static int collect(struct art *A, struct image *im, const char *text,
 	size_t i;
 	int ret;
 
-	if (parse_descs(text, len, &ds, false, A->err, sizeof(A->err)))
+	if (parse_descs(text, len, &ds, false, A->err, sizeof(A->err))) {
+		descs_free(&ds);
 		return -1;
+	}
 	for (i = 0, ret = 0; i < ds.n && !ret; i++) {
 		struct desc *d = &ds.v[i];
 		struct desc *nv;

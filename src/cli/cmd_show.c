@@ -144,6 +144,9 @@ static int show_artifact(const struct cli *cli, const char *path)
 	for (i = 0; i < r.nmembers; i++) {
 		if (r.members[i].status > status)
 			status = r.members[i].status;
+		if (r.members[i].outcome == OUT_FAILED)
+			fprintf(stderr, "%s: '%s': show: %s\n", progname,
+				r.members[i].path, r.members[i].msg);
 		free((char *)r.members[i].path);
 	}
 	free(r.members);
@@ -160,12 +163,12 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 		char err[EBID_ERRLEN];
 		const char *path = args[i];
 
-		ret = show_artifact(cli, path);
-		if (ret >= 0) {
+		ret = show_open(cli, &elf, path, err, sizeof(err));
+		if (ret == -EBID_ENOTELF && (ret = show_artifact(cli, path)) >= 0) {
 			status = ret > status ? ret : status;
 			continue;
 		}
-		if (show_open(cli, &elf, path, err, sizeof(err))) {
+		if (ret) {
 			fprintf(stderr, "%s: '%s': show: %s\n", progname, path,
 				err);
 			status = EXIT_FILE;

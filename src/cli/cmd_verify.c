@@ -321,10 +321,11 @@ static int verify_open(const struct cli *cli, const struct ebid_walk_entry *e,
 
 	memset(&st, 0, sizeof(st));
 	fd = open_entry(cli, e, &st, err, sizeof(err));
-	if (fd >= 0 && wants_artifact(cli, e) &&
+	ret = fd < 0 ? fd : ebid_elf_open_fd(elf, fd, err, sizeof(err));
+	/* Not ELF: an artifact, by its first bytes? */
+	if (ret == -EBID_ENOTELF && wants_artifact(cli, e) &&
 	    (*kind = artifact_sniff(fd, &st)) != ART_NONE)
 		return fd;
-	ret = fd < 0 ? fd : ebid_elf_open_fd(elf, fd, err, sizeof(err));
 	if (!ret && !ebid_elf_check_program(elf, why, sizeof(why))) {
 		fill_elf_facts(r, elf);
 		return fd;
@@ -759,7 +760,9 @@ static int flatten(struct result **pv, size_t *pn)
 	if (!out)
 		return -1;
 	for (i = 0; i < n; i++) {
-		memcpy(out + k, v[i].members, v[i].nmembers * sizeof(*out));
+		if (v[i].nmembers)
+			memcpy(out + k, v[i].members,
+			       v[i].nmembers * sizeof(*out));
 		k += v[i].nmembers;
 		free(v[i].members);
 		v[i].members = NULL;

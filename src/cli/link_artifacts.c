@@ -251,12 +251,10 @@ int link_artifacts(const struct cli *cli, char **args, int nargs,
 
 	pass(&ls, args, nargs);
 	check_pairs(&ls);
+	/* Any problem and nothing is placed (the lines above say each). */
 	if (!ls.status) {
 		ls.pass = 2;
 		pass(&ls, args, nargs);
-	} else {
-		fprintf(stderr, "%s: link: nothing placed: the artifacts have the problems above\n",
-			progname);
 	}
 	for (i = 0; i < ls.n; i++)
 		free(ls.v[i].path);

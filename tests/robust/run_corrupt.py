@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Run elf-buildid show, verify and inject on every case mkcorrupt.py made.
+"""Run elf-buildid show, verify and inject on every case mkcorrupt.py made
+(and link, on the artifact cases: link writes nothing unless it succeeds).
 
 For each case it checks, and records each breach as a problem:
   crash      the tool died of a signal (or exited >= 128)
@@ -53,7 +54,8 @@ import ebid  # noqa: E402  (tests/ebid.py, the independent checker)
 # program header, section or note that is wrong.
 FIELD_RE = re.compile(r"\b(e|p|sh|n)_[a-z]+|\bEI_[A-Z]+|ELF header|program "
                       r"header|section|note|string table|name table")
-DOCUMENTED = {"show": {0, 2}, "verify": {0, 1, 2}, "inject": {0, 2}}
+DOCUMENTED = {"show": {0, 2}, "verify": {0, 1, 2}, "inject": {0, 2},
+              "link": {0, 2}}
 
 
 def sha256(path):
@@ -143,7 +145,9 @@ class Checker:
                          % (status, err.decode("utf-8", "replace")[-300:]))
         text = err.decode("utf-8", "replace")
         lines = text.splitlines()
-        if status == 2:
+        if cat == "artifact":
+            self.artifact_message(name, cmd, path, status, lines)
+        elif status == 2:
             pat = "elf-buildid: '%s': %s: " % (path, cmd)
             if len(lines) != 1 or not lines[0].startswith(pat) or \
                     not lines[0][len(pat):].strip():
@@ -159,6 +163,63 @@ class Checker:
             self.problem("message", name, cmd,
                          "exit %d with stderr: %r" % (status, text[:300]))
         return True
+
+    def artifact_message(self, name, cmd, path, status, lines):
+        """An artifact's stderr: with exit 2, lines "elf-buildid: 'PATH':
+        CMD: cause" or "'PATH:MEMBER': ...", one per file named; none
+        otherwise."""
+        pat = re.compile(r"elf-buildid: '%s((:|\[)[^']+)?': %s: \S"
+                         % (re.escape(path), cmd))
+        named = [ln.split("'")[1] for ln in lines if pat.match(ln)]
+        if status != 2 and lines:
+            self.problem("message", name, cmd,
+                         "exit %s with stderr: %r" % (status, lines[:3]))
+        elif status == 2 and (not lines or len(named) != len(lines) or
+                              len(set(named)) != len(named)):
+            self.problem("message", name, cmd,
+                         "want one line per file named \"elf-buildid: "
+                         "'%s[:MEMBER]': %s: <cause>\", got %r"
+                         % (path, cmd, lines[:4]))
+
+    def artifact(self, name, cat, idx):
+        """show, verify, inject and link --debug-dir on a bad artifact:
+        no crash or hang, documented statuses and lines, the input kept,
+        inject refusing it, link writing nothing unless it succeeds."""
+        src = os.path.join(self.cases, name)
+        sha0 = sha256(src)
+        line = re.compile(r"(PASS|FAIL|SKIP|ERROR)  %s((:|\[)\S+)?  \S"
+                          % re.escape(src))
+        for cmd in ("show", "verify"):
+            status, out, err, secs = run([self.tool, cmd, src], self.timeout)
+            if not self.common(name, cat, cmd, src, status, out, err, secs):
+                continue
+            bad = [ln for ln in out.decode("utf-8", "replace").splitlines()
+                   if cmd == "verify" and not line.match(ln)]
+            if bad:
+                self.problem("output", name, cmd, "lines %r" % bad[:3])
+        d = os.path.join(self.work, "%06d" % idx)
+        os.makedirs(d, exist_ok=True)
+        dst = os.path.join(d, name)
+        shutil.copyfile(src, dst)
+        status, out, err, secs = run([self.tool, "inject", dst], self.timeout,
+                                     cwd=d)
+        if self.common(name, cat, "inject", dst, status, out, err, secs) \
+                and (status != 2 or sha256(dst) != sha0):
+            self.problem("exit", name, "inject",
+                         "exit %s, file %s; want 2, kept" % (
+                             status, "kept" if sha256(dst) == sha0 else
+                             "changed"))
+        dbg = os.path.join(d, "debug")
+        status, out, err, secs = run([self.tool, "link", "--debug-dir", dbg,
+                                      src], self.timeout, cwd=d)
+        if self.common(name, cat, "link", src, status, out, err, secs) and \
+                status != 0 and os.path.exists(dbg):
+            self.problem("unchanged", name, "link",
+                         "exit %s, yet %s was made" % (status, dbg))
+        if sha256(src) != sha0:
+            self.problem("unchanged", name, "show/verify/link",
+                         "input changed")
+        shutil.rmtree(d, ignore_errors=True)
 
     def special(self, name, cat):
         path = os.path.join(self.cases, name)
@@ -332,7 +393,8 @@ def main(argv):
     for name, _, cat, _ in specials:
         ck.special(name, cat)
     with concurrent.futures.ThreadPoolExecutor(int(opts["--jobs"])) as ex:
-        futs = [ex.submit(ck.regular, name, cat, i)
+        futs = [ex.submit(ck.artifact if cat == "artifact" else ck.regular,
+                          name, cat, i)
                 for i, (name, _, cat, _) in enumerate(regular)]
         for fu in futs:
             fu.result()
