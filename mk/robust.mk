@@ -7,6 +7,8 @@
 #                        into build/fuzz/, fuzz_pprof (profile reading) into
 #                        build/fuzz/pprof/; findings go to OUTDIR/artifacts/,
 #                        figures to OUTDIR/stats.txt
+#                        and fuzz_artifact (the artifact reader) into
+#                        build/fuzz/artifact/
 #   make fuzz-pprof      the same for fuzz_pprof only
 #   make fuzz-build      only build build/fuzz/fuzz_inject and fuzz_pprof
 #   make faultshim       build the LD_PRELOAD fault shim
@@ -21,7 +23,8 @@ FUZZ_CFLAGS_EXTRA ?=
 FUZZ_DIR     := build/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_inject
 FUZZ_PPROF_BIN := $(FUZZ_DIR)/fuzz_pprof
-FUZZ_HARNESSES ?= fuzz_inject fuzz_pprof
+FUZZ_ARTIFACT_BIN := $(FUZZ_DIR)/fuzz_artifact
+FUZZ_HARNESSES ?= fuzz_inject fuzz_pprof fuzz_artifact
 # The library's sources, compiled directly by clang (no src/cli/main.c, no
 # command-line files): LIB_SRCS from the Makefile when it has one.
 FUZZ_SRCS    := $(LIB_SRCS)
@@ -52,8 +55,19 @@ $(FUZZ_PPROF_BIN): tests/fuzz/fuzz_pprof.c $(FUZZ_SRCS) $(HEADERS)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wl,--wrap=ebid_perf_hits -o $@ \
 		tests/fuzz/fuzz_pprof.c $(FUZZ_SRCS) $(PKG_LIBS)
 
+# The artifact reader's harness: the library and the reader's own files of
+# src/cli/ (not the command line).
+FUZZ_ARTIFACT_SRCS := src/cli/artifact.c src/cli/artifact_load.c \
+	src/cli/artifact_oci.c src/cli/json.c
+$(FUZZ_ARTIFACT_BIN): tests/fuzz/fuzz_artifact.c $(FUZZ_SRCS) $(FUZZ_ARTIFACT_SRCS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_artifact.c \
+		$(FUZZ_ARTIFACT_SRCS) $(FUZZ_SRCS) $(PKG_LIBS)
+
 fuzz-build: robust-deps
-	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN) $(FUZZ_PPROF_BIN)
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN) $(FUZZ_PPROF_BIN) \
+		$(FUZZ_ARTIFACT_BIN)
 
 # Every harness of FUZZ_HARNESSES runs, even after one has findings.
 fuzz: fuzz-build

@@ -221,6 +221,10 @@ def oci_cases(elf):
     yield "oci.index-bad-digest", "a digest that is not sha256:HEX", \
         lambda: oci_tar([l1], index=json.dumps({"manifests": [{
             "digest": "sha256:../../etc/passwd", "size": 2}]}).encode())[0]
+    yield "oci.index-no-digest", "a descriptor without a digest (fuzz_artifact)", \
+        lambda: oci_tar([l1], index=json.dumps({"manifests": [{
+            "mediaType": "application/vnd.oci.image.index.v1+json",
+            "size": 2}]}).encode())[0]
     yield "oci.manifest-layers-string", "\"layers\" is a string", \
         lambda: oci_tar([l1], manifest=b"{\"layers\": \"x\"}")[0]
     yield "oci.manifest-2000-layers", "2000 layers", \

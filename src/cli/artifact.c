@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "cli/artifact_impl.h"
 
@@ -189,8 +190,22 @@ void art_set_free(struct strset *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* What every read callback does with the bytes it hands on. */
+static void stream_saw(struct art_stream *s, const unsigned char *p, size_t n)
+{
+	size_t k = n < 8 ? n : 8;
+
+	if (s->md && n)
+		EVP_DigestUpdate(s->md, p, n);
+	if (s->crc_on && n)
+		s->crc = (uint32_t)crc32(s->crc, p, (uInt)n);
+	memmove(s->tail, s->tail + k, 8 - k);
+	memcpy(s->tail + 8 - k, p + n - k, k);
+	s->nread += n;
+}
+
 /* libarchive's read callback over a range of a descriptor (pread). */
-static la_ssize_t range_read(struct archive *a, void *ud, const void **out)
+la_ssize_t art_range_read(struct archive *a, void *ud, const void **out)
 {
 	struct art_stream *s = ud;
 	size_t want = sizeof(s->buf);
@@ -206,13 +221,13 @@ static la_ssize_t range_read(struct archive *a, void *ud, const void **out)
 		n = pread(s->fd, s->buf, want, (off_t)s->off);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		archive_set_error(a, errno, "read: %s", strerror(errno));
+		if (a)
+			archive_set_error(a, errno, "read: %s",
+					  strerror(errno));
 		return -1;
 	}
 	s->off += (uint64_t)n;
-	s->nread += (uint64_t)n;
-	if (s->md)
-		EVP_DigestUpdate(s->md, s->buf, (size_t)n);
+	stream_saw(s, s->buf, (size_t)n);
 	*out = s->buf;
 	return n;
 }
@@ -233,21 +248,20 @@ static la_int64_t range_skip(struct archive *a, void *ud, la_int64_t req)
 }
 
 /* The read callback over the current member of a parent archive. */
-static la_ssize_t nested_read(struct archive *a, void *ud, const void **out)
+la_ssize_t art_nested_read(struct archive *a, void *ud, const void **out)
 {
 	struct art_stream *s = ud;
 	la_ssize_t n = archive_read_data(s->parent, s->buf, sizeof(s->buf));
 
 	if (n < 0) {
-		archive_set_error(a, EIO, "%s",
-				  archive_error_string(s->parent)
-					  ? archive_error_string(s->parent)
-					  : "read error");
+		if (a)
+			archive_set_error(a, EIO, "%s",
+					  archive_error_string(s->parent)
+						  ? archive_error_string(s->parent)
+						  : "read error");
 		return -1;
 	}
-	s->nread += (uint64_t)n;
-	if (s->md && n > 0)
-		EVP_DigestUpdate(s->md, s->buf, (size_t)n);
+	stream_saw(s, s->buf, (size_t)n);
 	*out = s->buf;
 	return n;
 }
@@ -259,12 +273,12 @@ int art_stream_drain(struct art_stream *s)
 	la_ssize_t n;
 
 	if (s->parent) {
-		while ((n = nested_read(s->parent, s, &p)) > 0)
+		while ((n = art_nested_read(s->parent, s, &p)) > 0)
 			;
 		return n < 0 ? -1 : 0;
 	}
 	while (s->off < s->end) {
-		n = range_read(NULL, s, &p);
+		n = art_range_read(NULL, s, &p);
 		if (n <= 0)
 			return n < 0 ? -1 : 0;
 	}
@@ -291,10 +305,10 @@ struct archive *art_open(struct art_stream *s, enum art_formats f,
 	if (f & ART_FMT_EMPTY)
 		archive_read_support_format_empty(a);
 	if (s->parent) {
-		ret = archive_read_open(a, s, NULL, nested_read, NULL);
+		ret = archive_read_open(a, s, NULL, art_nested_read, NULL);
 	} else {
 		archive_read_set_callback_data(a, s);
-		archive_read_set_read_callback(a, range_read);
+		archive_read_set_read_callback(a, art_range_read);
 		archive_read_set_skip_callback(a, range_skip);
 		ret = archive_read_open1(a);
 	}
@@ -411,188 +425,6 @@ static int art_account(struct art *A, const char *name, uint64_t size)
 	return 0;
 }
 
-static void hex(char *out, const unsigned char *d, unsigned n)
-{
-	static const char x[] = "0123456789abcdef";
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = x[d[i] >> 4];
-		out[2 * i + 1] = x[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-/* SHA-256 of a member, computed by a thread behind the unpacking. */
-struct hasher {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	const unsigned char *base;
-	size_t ready;
-	bool stop, threaded;
-	EVP_MD_CTX *md;
-};
-
-static void *hash_loop(void *arg)
-{
-	struct hasher *h = arg;
-	size_t done = 0;
-
-	for (;;) {
-		size_t upto;
-		bool stop;
-
-		pthread_mutex_lock(&h->lock);
-		while (h->ready == done && !h->stop)
-			pthread_cond_wait(&h->cond, &h->lock);
-		upto = h->ready;
-		stop = h->stop;
-		pthread_mutex_unlock(&h->lock);
-		if (upto > done) {
-			EVP_DigestUpdate(h->md, h->base + done, upto - done);
-			done = upto;
-		} else if (stop) {
-			return NULL;
-		}
-	}
-}
-
-static void hasher_advance(struct hasher *h, size_t ready)
-{
-	pthread_mutex_lock(&h->lock);
-	h->ready = ready;
-	pthread_cond_signal(&h->cond);
-	pthread_mutex_unlock(&h->lock);
-}
-
-/* Unpacks the member's size bytes into map, hashed in a second thread. */
-static int unpack_into(struct art *A, struct archive *a, unsigned char *map,
-		       size_t got, size_t size, char sha[65])
-{
-	struct hasher h = { .base = map, .ready = got };
-	unsigned char d[EVP_MAX_MD_SIZE];
-	unsigned dn = 0;
-	int ret = 0;
-
-	h.md = EVP_MD_CTX_new();
-	if (!h.md || !EVP_DigestInit_ex(h.md, EVP_sha256(), NULL)) {
-		EVP_MD_CTX_free(h.md);
-		return art_fail(A, "cannot start SHA-256");
-	}
-	pthread_mutex_init(&h.lock, NULL);
-	pthread_cond_init(&h.cond, NULL);
-	h.threaded = size > (4u << 20) &&
-		     !pthread_create(&h.thread, NULL, hash_loop, &h);
-	while (got < size) {
-		size_t want = size - got > (4u << 20) ? 4u << 20 : size - got;
-		la_ssize_t n = archive_read_data(a, map + got, want);
-
-		if (n <= 0) {
-			ret = art_fail(A, "member '%.200s' ends early: %s",
-				       A->r->members[A->r->nmembers - 1].path +
-					       A->r->members[A->r->nmembers - 1]
-						       .member_at,
-				       n ? archive_error_string(a)
-					 : "truncated archive");
-			break;
-		}
-		got += (size_t)n;
-		if (h.threaded)
-			hasher_advance(&h, got);
-	}
-	if (h.threaded) {
-		pthread_mutex_lock(&h.lock);
-		h.stop = true;
-		pthread_cond_signal(&h.cond);
-		pthread_mutex_unlock(&h.lock);
-		pthread_join(h.thread, NULL);
-	} else {
-		EVP_DigestUpdate(h.md, map, got);
-	}
-	EVP_DigestFinal_ex(h.md, d, &dn);
-	hex(sha, d, dn);
-	EVP_MD_CTX_free(h.md);
-	pthread_mutex_destroy(&h.lock);
-	pthread_cond_destroy(&h.cond);
-	return ret;
-}
-
-/* MemAvailable from /proc/meminfo, in bytes; 0 when unknown. */
-static uint64_t mem_available(void)
-{
-	char line[128];
-	unsigned long long kb = 0;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return (uint64_t)kb << 10;
-}
-
-/*
- * A memory file holding the member: head (its first bytes, already read)
- * and the rest from a. The descriptor, sealed, or -1 (the artifact
- * failed).
- */
-static int load_elf(struct art *A, struct archive *a, const unsigned char *head,
-		    size_t got, uint64_t size, struct result *r)
-{
-	unsigned char *map;
-	int fd, ret;
-
-	fd = memfd_create("elf-buildid-member", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0 || ftruncate(fd, (off_t)size)) {
-		if (fd >= 0)
-			close(fd);
-		return art_fail(A, "cannot hold a member of %llu bytes in memory: %s",
-				(unsigned long long)size, strerror(errno));
-	}
-	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		return art_fail(A, "cannot map a member of %llu bytes: %s",
-				(unsigned long long)size, strerror(errno));
-	}
-	memcpy(map, head, got);
-	ret = unpack_into(A, a, map, got, (size_t)size, r->sha256);
-	munmap(map, (size_t)size);
-	if (ret) {
-		close(fd);
-		return -1;
-	}
-	fcntl(fd, F_ADD_SEALS,
-	      F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-	return fd;
-}
-
-/* A member too big to hold: an ERROR for it, the artifact read on. */
-static bool too_big(struct art *A, uint64_t size, struct result *r)
-{
-	uint64_t avail = mem_available();
-
-	if (size > A->cli->limits.member) {
-		snprintf(r->msg, sizeof(r->msg),
-			 "member of %llu bytes is larger than the %llu a member may have in memory (--limit member=SIZE)",
-			 (unsigned long long)size,
-			 (unsigned long long)A->cli->limits.member);
-	} else if (avail && size > avail) {
-		snprintf(r->msg, sizeof(r->msg),
-			 "member of %llu bytes is larger than the memory available (%llu bytes)",
-			 (unsigned long long)size, (unsigned long long)avail);
-	} else {
-		return false;
-	}
-	r->status = EXIT_FILE;
-	r->outcome = OUT_FAILED;
-	return true;
-}
-
 /*
  * One regular member at the archive's cursor: skipped when it is not
  * ELF, else held in memory and judged. -1 when the artifact failed.
@@ -616,15 +448,11 @@ static int art_regular(struct art *A, struct archive *a, uint64_t size,
 		snprintf(r->msg, sizeof(r->msg), "not an ELF file");
 		return 0;
 	}
-	if (too_big(A, size, r))
+	if (art_too_big(A, size, r))
 		return 0;
-	fd = load_elf(A, a, head, (size_t)n, size, r);
-	if (fd < 0) {
-		/* The artifact's error says it: one line, not two. */
-		free((char *)r->path);
-		A->r->nmembers--;
+	fd = art_load_elf(A, a, head, (size_t)n, size, r);
+	if (fd < 0)
 		return -1;
-	}
 	A->judge(A->cli, fd, r, A->ctx);
 	close(fd);
 	return 0;
@@ -655,7 +483,8 @@ static void art_hardlink(struct art *A, struct result *r, const char *target,
 
 /*
  * Every member of a: regular files judged (art_regular), hard links named
- * as aliases, the rest (directories, symlinks, devices) not listed. In an
+ * as aliases, symbolic links listed as such (never followed), the rest
+ * (directories, devices, FIFOs) not listed. In an
  * image, A->visible decides which paths this layer still shows.
  */
 static int art_members_of(struct art *A, struct archive *a,
@@ -681,17 +510,33 @@ static int art_members_of(struct art *A, struct archive *a,
 		if (A->visible && !A->visible(A, name, ent))
 			continue;
 		if (!archive_entry_hardlink(ent) &&
-		    archive_entry_filetype(ent) != AE_IFREG)
+		    archive_entry_filetype(ent) != AE_IFREG &&
+		    archive_entry_filetype(ent) != AE_IFLNK)
 			continue;
 		r = art_push(A, name);
 		if (!r)
 			return art_fail(A, "out of memory");
-		if (archive_entry_hardlink(ent))
+		if (archive_entry_filetype(ent) == AE_IFLNK &&
+		    !archive_entry_hardlink(ent)) {
+			/* Listed, never followed: not a file of the artifact. */
+			r->outcome = OUT_SKIPPED;
+			snprintf(r->msg, sizeof(r->msg),
+				 "symbolic link to '%.200s' (not followed)",
+				 archive_entry_symlink(ent)
+					 ? archive_entry_symlink(ent)
+					 : "");
+		} else if (archive_entry_hardlink(ent))
 			art_hardlink(A, r, archive_entry_hardlink(ent), names);
 		else if (art_set_add(names, name))
 			return art_fail(A, "out of memory");
-		else if (art_regular(A, a, size, r))
+		else if (art_regular(A, a, size, r)) {
+			/* The artifact's error says it: one line, not two. */
+			if (!r->outcome) {
+				free((char *)r->path);
+				A->r->nmembers--;
+			}
 			return -1;
+		}
 	}
 	if (ret != ARCHIVE_EOF)
 		return art_fail(A, "%s", archive_error_string(a)
@@ -709,10 +554,112 @@ int art_members(struct art *A, struct archive *a)
 	return ret;
 }
 
+/*
+ * An archive read in two layers: a raw reader that only decompresses
+ * (libarchive's filters, the RPM header's too) and the format's reader on
+ * its output. When the members are read, the raw reader is read to its
+ * end: a stream's own check (gzip's CRC-32 and length, xz's and zstd's
+ * checksums) comes after the archive's last member, where a format reader
+ * alone stops, and a stream that fails it must not pass.
+ */
+struct layered {
+	struct archive *raw, *fmt;
+	struct art_stream *mid;
+};
+
+static void layered_close(struct layered *l)
+{
+	if (l->fmt)
+		archive_read_free(l->fmt);
+	if (l->raw)
+		archive_read_free(l->raw);
+	free(l->mid);
+	memset(l, 0, sizeof(*l));
+}
+
+static int layered_open(struct art *A, struct art_stream *src,
+			enum art_formats f, struct layered *l)
+{
+	struct archive_entry *ent;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->raw = archive_read_new();
+	l->mid = calloc(1, sizeof(*l->mid));
+	if (!l->raw || !l->mid)
+		return art_fail(A, "out of memory");
+	archive_read_support_filter_all(l->raw);
+	archive_read_support_format_raw(l->raw);
+	archive_read_support_format_empty(l->raw);
+	if (src->parent)
+		ret = archive_read_open(l->raw, src, NULL, art_nested_read,
+					NULL);
+	else
+		ret = archive_read_open(l->raw, src, NULL, art_range_read,
+					NULL);
+	if (ret == ARCHIVE_OK)
+		ret = archive_read_next_header(l->raw, &ent);
+	if (ret == ARCHIVE_EOF && (f & ART_FMT_EMPTY))
+		return 1; /* nothing at all: an empty archive */
+	if (ret != ARCHIVE_OK)
+		return art_fail(A, "%s", archive_error_string(l->raw)
+						 ? archive_error_string(l->raw)
+						 : "its first bytes are no readable archive (truncated or corrupt)");
+	l->mid->parent = l->raw;
+	l->mid->crc_on = archive_filter_code(l->raw, 0) == ARCHIVE_FILTER_GZIP;
+	l->fmt = art_open(l->mid, f, A->err, sizeof(A->err));
+	return l->fmt ? 0 : -1;
+}
+
+/*
+ * libarchive does not check a gzip stream's trailer: its CRC-32 of the
+ * data and their length. Here it is, for a stream of one gzip member,
+ * the last 8 bytes read. When the length is not the data's, the stream
+ * may hold several members (concatenated gzip): not checked.
+ */
+static int gzip_trailer(struct art *A, const struct layered *l,
+			const struct art_stream *src)
+{
+	const unsigned char *t = src->tail;
+	uint32_t crc = t[0] | t[1] << 8 | t[2] << 16 | (uint32_t)t[3] << 24;
+	uint32_t len = t[4] | t[5] << 8 | t[6] << 16 | (uint32_t)t[7] << 24;
+
+	if (archive_filter_code(l->raw, 0) != ARCHIVE_FILTER_GZIP ||
+	    src->nread < 18 || len != (uint32_t)l->mid->nread ||
+	    crc == l->mid->crc)
+		return 0;
+	return art_fail(A, "the gzip stream's CRC-32 is %08x, its data's %08x: corrupt data",
+			crc, l->mid->crc);
+}
+
+/* The members of the archive in src, then the rest of its stream. */
+static int read_layered(struct art *A, struct art_stream *src,
+			enum art_formats f)
+{
+	struct layered l;
+	int ret = layered_open(A, src, f, &l);
+
+	if (ret > 0) {
+		layered_close(&l);
+		return 0;
+	}
+	if (!ret)
+		ret = art_members(A, l.fmt);
+	if (!ret && art_stream_drain(l.mid))
+		ret = art_fail(A, "the stream after the last member: %s",
+			       archive_error_string(l.raw)
+				       ? archive_error_string(l.raw)
+				       : "cannot be read");
+	if (!ret)
+		ret = gzip_trailer(A, &l, src);
+	layered_close(&l);
+	return ret;
+}
+
 /* A .deb: the members of its data.tar.* (the control files are not code). */
 static int read_deb(struct art *A, struct art_stream *top)
 {
-	struct archive *outer, *inner;
+	struct archive *outer;
 	struct archive_entry *ent;
 	bool data = false;
 	int ret;
@@ -732,11 +679,7 @@ static int read_deb(struct art *A, struct art_stream *top)
 			break;
 		}
 		s->parent = outer;
-		inner = art_open(s, ART_FMT_TAR | ART_FMT_EMPTY, A->err,
-				 sizeof(A->err));
-		ret = inner ? art_members(A, inner) : -1;
-		if (inner)
-			archive_read_free(inner);
+		ret = read_layered(A, s, ART_FMT_TAR | ART_FMT_EMPTY);
 		free(s);
 		data = true;
 		if (ret)
@@ -752,19 +695,6 @@ static int read_deb(struct art *A, struct art_stream *top)
 	return A->err[0] ? -1 : 0;
 }
 
-/* An .rpm (its cpio payload) or a tarball: the members as they come. */
-static int read_flat(struct art *A, struct art_stream *top,
-		     enum art_formats f)
-{
-	struct archive *a = art_open(top, f, A->err, sizeof(A->err));
-	int ret;
-
-	if (!a)
-		return -1;
-	ret = art_members(A, a);
-	archive_read_free(a);
-	return ret;
-}
 
 int artifact_read(const struct cli *cli, int fd, enum artifact_kind k,
 		  const char *name, struct result *r, artifact_judge_fn judge,
@@ -787,13 +717,13 @@ int artifact_read(const struct cli *cli, int fd, enum artifact_kind k,
 	if (k == ART_DEB)
 		ret = read_deb(&A, top);
 	else if (k == ART_RPM)
-		ret = read_flat(&A, top, ART_FMT_CPIO);
+		ret = read_layered(&A, top, ART_FMT_CPIO);
 	else if (k == ART_OCI_DIR)
 		ret = art_read_oci_dir(&A, fd);
 	else if (art_is_image_tar(&A, top))
 		ret = art_read_oci_tar(&A, top);
 	else
-		ret = A.err[0] ? -1 : read_flat(&A, top, ART_FMT_TAR);
+		ret = A.err[0] ? -1 : read_layered(&A, top, ART_FMT_TAR);
 	free(top);
 	if (ret || A.err[0]) {
 		snprintf(err, errlen, "%s", A.err[0] ? A.err : "cannot read");

@@ -19,6 +19,9 @@ struct art_stream {
 	struct archive *parent;         /* or the current member of this */
 	EVP_MD_CTX *md;                 /* SHA-256 of every byte read, or NULL */
 	uint64_t nread;
+	bool crc_on;                    /* CRC-32 of every byte read */
+	uint32_t crc;
+	unsigned char tail[8];          /* the last bytes read */
 	unsigned char buf[1 << 16];
 };
 
@@ -66,12 +69,23 @@ void art_set_free(struct strset *s);
 struct archive *art_open(struct art_stream *s, enum art_formats f, char *err,
 			 size_t errlen);
 int art_stream_drain(struct art_stream *s);
+#ifndef EBID_STATIC
+/* libarchive's read callbacks over a range of a descriptor, a member. */
+la_ssize_t art_range_read(struct archive *a, void *ud, const void **out);
+la_ssize_t art_nested_read(struct archive *a, void *ud, const void **out);
+#endif
 int art_members(struct art *A, struct archive *a);
 int art_member_name(const char *raw, char *out, size_t outlen, char *err,
 		    size_t errlen);
 struct result *art_push(struct art *A, const char *member);
 int art_fail(struct art *A, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* artifact_load.c: an ELF member held in a sealed memfd (its descriptor,
+ * or -1 when the artifact failed); whether a member is too big to hold. */
+int art_load_elf(struct art *A, struct archive *a, const unsigned char *head,
+		 size_t got, uint64_t size, struct result *r);
+bool art_too_big(struct art *A, uint64_t size, struct result *r);
 
 /* artifact_oci.c */
 int art_read_oci_dir(struct art *A, int dirfd);

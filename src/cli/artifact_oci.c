@@ -396,6 +396,10 @@ static char *slurp(struct art *A, struct image *im, const char *path,
 	char *text = NULL;
 	la_ssize_t n;
 
+	if (!digest && !path) {
+		art_fail(A, "a descriptor has no digest");
+		return NULL;
+	}
 	if (digest && !md) {
 		art_fail(A, "'%.100s' is not a digest this reader knows",
 			 digest);

@@ -40,6 +40,33 @@ fuzz_pprof)
 		exit 2
 	}
 	;;
+fuzz_artifact)
+	# Seeds: the corrupt-input corpus's artifacts (scripts/
+	# mkcorrupt_artifacts.py) around the tiny base, each after the byte
+	# that picks its reader (0 .deb, 1 .rpm, 2 tarball or image tar).
+	small=$(python3 "$top/scripts/mkcorrupt.py" --small-only \
+		--small-dir "$top/build/robust/small") || {
+		echo "run-fuzz: making the small bases failed" >&2
+		exit 2
+	}
+	[ -n "$small" ] || exit 2
+	PYTHONPATH="$top/scripts" python3 - "$out/seeds" \
+		"$top/build/robust/small/tiny" <<'PY' || {
+import os, sys
+import mkcorrupt_artifacts as m
+out, tiny = sys.argv[1:]
+elf = open(tiny, "rb").read()
+for name, _, make in m.artifact_cases(elf):
+    data = make()
+    if len(data) > 65536:
+        continue
+    kind = 0 if name.startswith("deb.") else 1 if name.startswith("rpm.") else 2
+    open(os.path.join(out, name), "wb").write(bytes([kind]) + data)
+PY
+		echo "run-fuzz: making the artifact seeds failed" >&2
+		exit 2
+	}
+	;;
 *)
 	# Seeds: small whole files, big ones cut to 64 KiB.
 	small=$(python3 "$top/scripts/mkcorrupt.py" --small-only \
