@@ -9,6 +9,7 @@ docs/packaging.md, "The artifact fixtures").
   mkartifacts.py bad-digest DIR OUT   DIR with layer 2's bytes changed, not its digest
   mkartifacts.py evil SRC OUTDIR      tars with hostile member names and links
   mkartifacts.py bomb SRC OUT         a .tar.zst whose ELF member claims 20 GiB
+  mkartifacts.py corrupt-gz GZ OUTDIR corrupt.tar.gz, corrupt-crc.tar.gz from GZ
 
 SRC is the fixtures directory (build/fixtures): members are copies of its
 files, named by fixture (plain, existing, kit/cprog...). Every output is
@@ -26,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zlib
 
 REF = 'test'
 EPOCH = '1970-01-01T00:00:00Z'
@@ -49,7 +51,7 @@ LAYERS = [
      ('./etc/keep.conf', 't', 'layer 1, kept\n'),
      ('./etc/old/', 'd', None),
      ('./etc/old/old.conf', 't', 'layer 1, hidden by the opaque whiteout\n'),
-     ('./etc/old/tool', 'f', 'kit/cprog-noroom'),
+     ('./etc/old/tool', 'f', 'pie'),
      ('./usr/', 'd', None),
      ('./usr/bin/', 'd', None),
      ('./usr/bin/a', 'f', 'plain'),
@@ -265,9 +267,51 @@ def cmd_bomb(src, out):
     print(len(head) + BOMB_SIZE + len(tail))
 
 
+def first_break(data, want):
+    """The first offset from the middle on, by steps of 509 bytes, where
+    inverting 16 bytes of data (gzip -n's: a 10-byte header) leaves a
+    deflate stream that decodes to its end (want True: to other bytes,
+    the CRC-32 alone tells) or stops on invalid data (want False). The
+    decoder over the unchanged bytes before each offset is kept, copied
+    for each try."""
+    base, pos = zlib.decompressobj(-15), 10
+    for at in range(len(data) // 2, len(data) - 24, 509):
+        base.decompress(data[pos:at])
+        pos = at
+        d = base.copy()
+        try:
+            d.decompress(bytes(b ^ 0xff for b in data[at:at + 16]) + data[at + 16:])
+            whole = d.eof
+        except zlib.error:
+            whole = False
+        if whole == want:
+            return at
+    return None
+
+
+def cmd_corrupt_gz(src, outdir):
+    """Two copies of the gzip file src, each with 16 bytes inverted in its
+    deflate data (first_break): corrupt.tar.gz, where the decoder stops
+    on invalid data (gzip -t: format violated), and corrupt-crc.tar.gz,
+    which decodes to the end, to other bytes, and only the CRC-32 in the
+    trailer tells (gzip -t: crc error)."""
+    with open(src, 'rb') as f:
+        data = f.read()
+    if data[:4] != b'\x1f\x8b\x08\x00':
+        sys.exit('mkartifacts: %s: not a gzip stream without names' % src)
+    for name, want in (('corrupt.tar.gz', False), ('corrupt-crc.tar.gz', True)):
+        at = first_break(data, want)
+        if at is None:
+            sys.exit('mkartifacts: %s: no offset gives %s' % (src, name))
+        bad = bytearray(data)
+        bad[at:at + 16] = bytes(b ^ 0xff for b in data[at:at + 16])
+        write(os.path.join(outdir, name), bytes(bad))
+
+
 def main(argv):
     cmds = {'oci': cmd_oci, 'docker-save': cmd_docker_save,
-            'bad-digest': cmd_bad_digest, 'evil': cmd_evil, 'bomb': cmd_bomb}
+            'bad-digest': cmd_bad_digest, 'evil': cmd_evil, 'bomb': cmd_bomb,
+            'corrupt-gz': cmd_corrupt_gz}
     if len(argv) != 4 or argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[argv[1]](argv[2], argv[3])
