@@ -17,8 +17,9 @@
 # `--- PASS:` lines); readelf -n and perf buildid-list -i print the id
 # inject printed; a PT_NOTE inside the first page covers the note and holds
 # that id (readelf -lW, -SW: what the kernel reads); elf-buildid verify
-# passes; a second inject -r changes no byte (cmp); the programs still run
-# and say what they said before. Then, one program pair linked as Bazel's
+# passes; a second inject -r changes no byte (cmp); packed by tar and zstd
+# as a release tarball, verify over the tarball passes every program with
+# inject's id; the programs still run and say what they said before. Then, one program pair linked as Bazel's
 # rules_go links (-ldflags=-buildid=redacted): readelf -n shows both with
 # the same GNU id, show and verify call it constant, inject gives each its
 # own content hash, --keep-constant-id keeps it. Last, scripts/seed-bench
@@ -245,6 +246,7 @@ run_program() {
 		check_file "$f" "$id"
 	done <"$run/files.txt"
 	second_inject
+	packed
 	rows
 	rm -rf "$run/injected"
 	local v=pass
@@ -265,6 +267,24 @@ second_inject() {
 		cmp -s "$run/tree/$f" "$run/injected/$f" && echo "$f" >>"$run/second.txt" ||
 			problem "$f: changed by a second inject -r"
 	done <"$run/files.txt"
+}
+
+# packed: the injected tree as a release tarball (GNU tar, zstd): verify
+# over the tarball gives every program PASS with inject's id, as it does
+# the files (issue 35: the gate over what is shipped).
+packed() {
+	local f id got
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --zstd \
+		-C "$run/tree" -cf "$run/release.tar.zst" bin tests ||
+		{ problem "tar of the injected tree failed"; return; }
+	"$ebid" verify --perf=off "$run/release.tar.zst" >"$run/packed.out" 2>&1
+	while IFS= read -r f; do
+		id=$(awk -v f="./$f" '$2 == f { print $1 }' "$run/inject.out")
+		got=$(awk -v m="$run/release.tar.zst:$f" '$2 == m { print $1, $3 }' "$run/packed.out")
+		[ "$got" = "PASS $id" ] ||
+			problem "$f: verify of the release tarball says '$got', not 'PASS $id'"
+	done <"$run/files.txt"
+	rm -f "$run/release.tar.zst"
 }
 
 # rows: this program's rows in results.tsv.

@@ -246,6 +246,20 @@ expect_eq "stderr" "$err" "elf-buildid: --against-debuginfod: the static build c
 expect_eq "stdout" "$out" ""
 t_end
 
+# libarchive is not linked into the static build (mk/static.mk): it
+# recognises an artifact by its first bytes and refuses it, exit 2, rather
+# than SKIP it as a file that is not ELF and pass a gate that read nothing.
+t_begin "an artifact in the static binary: exit 2, one line saying it reads none"
+mkdir -p "$SCRATCH/art/usr/bin" && cp "$FIXTURES/pie" "$SCRATCH/art/usr/bin/pie"
+tar -C "$SCRATCH/art" -czf "$SCRATCH/art.tar.gz" usr
+run "$STATIC" verify --perf=off "$SCRATCH/art.tar.gz"
+expect_eq "exit status" "$rc" 2
+expect_match "stderr" "$err" "^elf-buildid: '$(re_quote "$SCRATCH/art.tar.gz")': verify: tarball: this static build of elf-buildid reads no artifacts \\(it has no libarchive\\)"
+expect_eq "stderr lines" "$(printf '%s\n' "$err" | wc -l)" 1
+run "$EBID" verify --perf=off "$SCRATCH/art.tar.gz"
+expect_match "the dynamic build reads it" "$out" "^(PASS|FAIL)  $(re_quote "$SCRATCH/art.tar.gz"):usr/bin/pie  "
+t_end
+
 t_begin "link needs /proc: without it, exit 2 and nothing placed; with it, the file is placed"
 t_skip_if "$root_why"
 if [ -z "$root_why" ]; then

@@ -247,23 +247,35 @@ static la_int64_t range_skip(struct archive *a, void *ud, la_int64_t req)
 	return req;
 }
 
-/* The read callback over the current member of a parent archive. */
+/*
+ * The read callback over the current member of a parent archive: its
+ * blocks as the parent holds them (archive_read_data_block, no copy). A
+ * member with holes (a sparse tar entry) is not a stream: refused.
+ */
 la_ssize_t art_nested_read(struct archive *a, void *ud, const void **out)
 {
 	struct art_stream *s = ud;
-	la_ssize_t n = archive_read_data(s->parent, s->buf, sizeof(s->buf));
+	const void *p = NULL;
+	size_t n = 0;
+	la_int64_t off = 0;
+	int ret = archive_read_data_block(s->parent, &p, &n, &off);
 
-	if (n < 0) {
+	if (ret == ARCHIVE_EOF) {
+		*out = s->buf;
+		return 0;
+	}
+	if (ret < ARCHIVE_WARN || (uint64_t)off != s->nread) {
 		if (a)
 			archive_set_error(a, EIO, "%s",
-					  archive_error_string(s->parent)
+					  ret < ARCHIVE_WARN &&
+							  archive_error_string(s->parent)
 						  ? archive_error_string(s->parent)
-						  : "read error");
+						  : "a member with holes (sparse) is no stream");
 		return -1;
 	}
-	stream_saw(s, s->buf, (size_t)n);
-	*out = s->buf;
-	return n;
+	stream_saw(s, p, n);
+	*out = p;
+	return (la_ssize_t)n;
 }
 
 /* Reads what the archive did not, so that a digest covers every byte. */
@@ -737,10 +749,10 @@ int artifact_read(const struct cli *cli, int fd, enum artifact_kind k,
 		  const char *name, struct result *r, artifact_judge_fn judge,
 		  void *ctx, char *err, size_t errlen)
 {
-	(void)cli, (void)fd, (void)name, (void)r, (void)judge, (void)ctx;
+	(void)cli, (void)fd, (void)k, (void)name, (void)r, (void)judge;
+	(void)ctx;
 	snprintf(err, errlen,
-		 "a %s, and this static build of elf-buildid reads no artifacts (it has no libarchive): unpack it (dpkg-deb -x, rpm2cpio | cpio -id, tar -x) and check the tree, or use the dynamic build",
-		 artifact_kind_name(k));
+		 "this static build of elf-buildid reads no artifacts (it has no libarchive): unpack it (dpkg-deb -x, rpm2cpio | cpio -id, tar -x) and check the tree, or use the dynamic build");
 	return -ENOTSUP;
 }
 #endif

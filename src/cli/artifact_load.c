@@ -158,7 +158,8 @@ int art_load_elf(struct art *A, struct archive *a,
 		return art_fail(A, "cannot hold a member of %llu bytes in memory: %s",
 				(unsigned long long)size, strerror(errno));
 	}
-	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, fd,
 		   0);
 	if (map == MAP_FAILED) {
 		close(fd);
