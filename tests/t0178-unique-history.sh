@@ -209,6 +209,25 @@ else
 fi
 t_end
 
+t_begin "(b) --against-debuginfod over artifacts: release 2 packed as a tarball fails the collision; release 1's file packed passes"
+if [ "$srv_up" = 1 ]; then
+	tar -C "$rel2" -czf "$SCRATCH/rel2.tar.gz" bin/hello
+	tar -C "$rel1" -cJf "$SCRATCH/rel1.tar.xz" bin/hello
+	against_srv cache-art "$SCRATCH/rel2.tar.gz" "$SCRATCH/rel1.tar.xz"
+	expect_eq "exit status ($err)" "$rc" 1
+	expect_match "release 2's member" "$out" \
+		"^FAIL  $(re_quote "$SCRATCH/rel2.tar.gz"):bin/hello  unique: .*debuginfod serves this id for another file: $(re_quote "$srv_url/buildid/$id1/executable")"
+	expect_match "release 1's member" "$out" \
+		"^FAIL  $(re_quote "$SCRATCH/rel1.tar.xz"):bin/hello  unique: same id as '$(re_quote "$SCRATCH/rel2.tar.gz"):bin/hello', a file with other bytes"
+	against_srv cache-art1 -v "$SCRATCH/rel1.tar.xz"
+	expect_eq "release 1 alone: exit status ($err)" "$rc" 0
+	expect_match "-v: the same file" "$err" \
+		"'$(re_quote "$SCRATCH/rel1.tar.xz"):bin/hello': pass unique: no other file has this id; released before as this very file \(debuginfod serves the same bytes"
+else
+	t_fail "no server (block above)"
+fi
+t_end
+
 # block NAME: docs/ci.md's text between "<!-- ci-test:NAME begin -->" and
 # its end marker, without the ``` fence lines (as t0430 cuts them).
 block() {

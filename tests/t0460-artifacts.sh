@@ -140,6 +140,44 @@ expect_exit 0 "${V[@]}" --json img.tar
 expect_match "--json names artifact, member and layer" "$out" '"path": "img.tar:usr/bin/a", "artifact": "img.tar", "member": "usr/bin/a", "layer": "layer 2/2 sha256:'
 t_end
 
+t_begin "an index of two platforms and an attestation: each platform's files named IMAGE[os/arch]:PATH, the attestation passed over"
+cp -r img multi
+python3 - multi <<'EOF2'
+import json, sys
+d = sys.argv[1]
+idx = json.load(open(d + "/index.json"))
+m = idx["manifests"][0]
+arm = dict(m, platform={"os": "linux", "architecture": "arm64", "variant": "v8"})
+att = dict(m, platform={"os": "unknown", "architecture": "unknown"})
+idx["manifests"] = [m, arm, att]
+json.dump(idx, open(d + "/index.json", "w"))
+EOF2
+expect_exit 0 "${V[@]}" multi
+expect_match "amd64" "$out" "^PASS  multi\\[linux/amd64\\]:usr/bin/a  "
+expect_match "arm64/v8" "$out" "^PASS  multi\\[linux/arm64/v8\\]:usr/bin/a  "
+expect_eq "no attestation, 2 x 5 members" "$(printf '%s\n' "$out" | grep -c 'unknown')/$(printf '%s\n' "$out" | wc -l)" "0/10"
+t_end
+
+t_begin "docker save's older form (manifest.json and its Layers paths, no index.json): the same verdicts"
+mkdir -p old && cp -r img/blobs old/
+python3 - img old <<'EOF2'
+import json, sys
+img, old = sys.argv[1:]
+idx = json.load(open(img + "/index.json"))
+blob = lambda d: img + "/blobs/" + d.replace(":", "/")
+man = json.load(open(blob(idx["manifests"][0]["digest"])))
+json.dump([{"Config": "blobs/" + man["config"]["digest"].replace(":", "/"),
+            "RepoTags": ["t:1"],
+            "Layers": ["blobs/" + l["digest"].replace(":", "/") for l in man["layers"]]}],
+          open(old + "/manifest.json", "w"))
+EOF2
+(cd old && tar "${tflags[@]}" -cf ../old.tar .)
+run "${V[@]}" img.tar
+want=$(printf '%s\n' "$out" | sed 's|^\([A-Z]*\)  img\.tar:|\1  X:|')
+expect_exit 0 "${V[@]}" old.tar
+expect_eq "old.tar vs img.tar" "$(printf '%s\n' "$out" | sed 's|^\([A-Z]*\)  old\.tar:|\1  X:|')" "$want"
+t_end
+
 t_begin "a layer whose bytes do not match its digest: ERROR naming the blob, exit 2"
 python3 "$TOP/scripts/mkartifacts.py" bad-digest img bad >/dev/null
 expect_exit 2 "${V[@]}" bad

@@ -583,6 +583,25 @@ static int read_manifest(struct art *A, struct image *im, const struct desc *m)
 	return ret;
 }
 
+/*
+ * docker save's "Layers" name blobs by path: blobs/sha256/HEX (Docker 25
+ * and later) becomes the digest sha256:HEX, checked like an OCI layer's;
+ * an older ID/layer.tar stays a path, which no digest covers.
+ */
+static void as_digest(char *p)
+{
+	char d[EBID_PATH_MAX], bp[EBID_PATH_MAX];
+	const char *slash = p && !strncmp(p, "blobs/", 6) ? strchr(p + 6, '/')
+							  : NULL;
+
+	if (!slash)
+		return;
+	snprintf(d, sizeof(d), "%.*s:%s", (int)(slash - p - 6), p + 6,
+		 slash + 1);
+	if (digest_path(d, bp, sizeof(bp)))
+		memcpy(p, d, strlen(d) + 1); /* six bytes shorter */
+}
+
 static int read_docker(struct art *A, struct image *im)
 {
 	struct descs ls = { NULL, 0, "Layers" };
@@ -594,6 +613,8 @@ static int read_docker(struct art *A, struct image *im)
 		return -1;
 	ret = parse_descs(text, len, &ls, true, A->err, sizeof(A->err));
 	free(text);
+	for (size_t i = 0; !ret && i < ls.n; i++)
+		as_digest(ls.v[i].digest);
 	if (!ret)
 		ret = read_layers(A, im, &ls);
 	descs_free(&ls);
