@@ -14,7 +14,7 @@
 #   make faultshim       build the LD_PRELOAD fault shim
 #   make robust          every t06NN test at full size: all corrupt inputs,
 #                        200 SIGKILL runs (EBID_ROBUST_FULL=1)
-#   make robust-deps     install what these need (scripts/install-robust-deps.sh)
+#   make robust-deps     install what these need (scripts/install-deps.sh robust)
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -38,7 +38,7 @@ FAULTSHIM    := build/robust/faultshim.so
 .PHONY: fuzz fuzz-build fuzz-pprof faultshim robust robust-deps
 
 robust-deps:
-	$(Q)scripts/install-robust-deps.sh
+	$(Q)scripts/install-deps.sh robust
 
 $(FUZZ_BIN): tests/fuzz/fuzz_inject.c $(FUZZ_SRCS) $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -172,7 +172,7 @@ json.dump([{"Config": "blobs/" + man["config"]["digest"].replace(":", "/"),
           open(old + "/manifest.json", "w"))
 EOF2
 (cd old && tar "${tflags[@]}" -cf ../old.tar .)
-run "${V[@]}" img.tar
+expect_exit 0 "${V[@]}" img.tar
 want=$(printf '%s\n' "$out" | sed 's|^\([A-Z]*\)  img\.tar:|\1  X:|')
 expect_exit 0 "${V[@]}" old.tar
 expect_eq "old.tar vs img.tar" "$(printf '%s\n' "$out" | sed 's|^\([A-Z]*\)  old\.tar:|\1  X:|')" "$want"

@@ -257,6 +257,7 @@ expect_eq "exit status" "$rc" 2
 expect_match "stderr" "$err" "^elf-buildid: '$(re_quote "$SCRATCH/art.tar.gz")': verify: tarball: this static build of elf-buildid reads no artifacts \\(it has no libarchive\\)"
 expect_eq "stderr lines" "$(printf '%s\n' "$err" | wc -l)" 1
 run "$EBID" verify --perf=off "$SCRATCH/art.tar.gz"
+expect_ne "the dynamic build's exit status" "$rc" 2
 expect_match "the dynamic build reads it" "$out" "^(PASS|FAIL)  $(re_quote "$SCRATCH/art.tar.gz"):usr/bin/pie  "
 t_end
 

@@ -405,7 +405,7 @@ $(M)/.tools: FORCE | matrix-deps matrix-dirs
 	if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
 
 matrix-deps:
-	@$(TOP)/scripts/install-matrix-deps.sh || \
+	@$(TOP)/scripts/install-deps.sh matrix || \
 		{ echo "build-matrix: missing dependencies" >&2; exit 1; }
 
 matrix-dirs:

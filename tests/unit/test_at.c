@@ -23,17 +23,9 @@
 
 #include "internal.h"
 
-static int n, failed;
+#include "tap.h"
 static char top[] = "/tmp/ebid-unit-at-XXXXXX";
 
-static void ok(int cond, const char *what)
-{
-	n++;
-	if (!cond)
-		failed++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", n, what);
-	fflush(stdout);
-}
 
 static void mkfile(const char *rel, const char *text)
 {
@@ -93,7 +85,7 @@ static void test_beneath(int root, const char *prefix)
 #define CHECK(cond, text)                                              \
 	do {                                                           \
 		snprintf(what, sizeof(what), "%s: %s", prefix, text);  \
-		ok(cond, what);                                        \
+		ok(cond, "%s", what);                                  \
 	} while (0)
 	fd = ebid_open_beneath(root, "a/f", O_RDONLY, 0);
 	CHECK(fd >= 0, "a plain path below the root opens");
@@ -179,9 +171,9 @@ static void test_fallback(const char *tree)
 			printf("openat2 still works\n");
 			_exit(3);
 		}
-		n = failed = 0;
+		tap_n = tap_failed = 0;
 		test_beneath(root, "without openat2");
-		_exit(failed ? 1 : 0);
+		_exit(tap_failed ? 1 : 0);
 	}
 	close(pipefd[1]);
 	/* The child's lines, renumbered into ours. */
@@ -194,9 +186,9 @@ static void test_fallback(const char *tree)
 			char *dash = strstr(line, " - ");
 
 			if (dash)
-				ok(!strncmp(line, "ok ", 3), dash + 3);
+				ok(!strncmp(line, "ok ", 3), "%s", dash + 3);
 			else
-				ok(0, line);
+				ok(0, "%s", line);
 		}
 	}
 	close(pipefd[0]);
@@ -311,6 +303,5 @@ int main(void)
 		if (system(cmd) != 0)
 			fprintf(stderr, "cannot remove %s\n", top);
 	}
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return tap_done();
 }

@@ -19,21 +19,10 @@
 
 #include <elf-buildid.h>
 
-static int n, failed;
+#include "tap.h"
 static char top[] = "/tmp/ebid-unit-byid-XXXXXX";
 
-static void ok(int cond, const char *what)
-{
-	n++;
-	if (!cond)
-		failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ok ", n, what);
-}
 
-static void skip(const char *what, const char *why)
-{
-	printf("ok %d - %s # SKIP %s\n", ++n, what, why);
-}
 
 static void test_path(void)
 {
@@ -229,6 +218,5 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", top);
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return tap_done();
 }

@@ -14,15 +14,8 @@
 #include "elf/layout.h"
 #include "elf/elf.h"
 
-static int n, failed;
+#include "tap.h"
 
-static void ok(int cond, const char *what)
-{
-	n++;
-	if (!cond)
-		failed++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", n, what);
-}
 
 /* A minimal ELF64 first page: Ehdr, one PT_NOTE at note_off. */
 static void make_page(unsigned char *p, unsigned char data, uint64_t note_off,
@@ -303,7 +296,7 @@ static void test_layout(void)
 			 rows[i].name, (unsigned long long)rows[i].flags,
 			 rows[i].kind, (unsigned long long)rows[i].tag);
 		ok(ebid_movable(&s, &tag) == rows[i].kind && tag == rows[i].tag,
-		   what);
+		   "%s", what);
 	}
 	ok(ebid_phent(ELFCLASS64) == 56 && ebid_phent(ELFCLASS32) == 32 &&
 		   ebid_shent(ELFCLASS64) == 64 && ebid_shent(ELFCLASS32) == 40 &&
@@ -365,6 +358,5 @@ int main(void)
 	test_elf_head();
 	test_layout();
 	test_order();
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return tap_done();
 }

@@ -16,16 +16,8 @@
 #include "internal.h"
 #include "elf/layout.h"
 
-static int n, failed;
+#include "tap.h"
 
-static void ok(int cond, const char *what)
-{
-	n++;
-	if (!cond)
-		failed++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", n, what);
-	fflush(stdout);
-}
 
 #define LOAD(off, addr, fsz, msz, al) \
 	{ .type = PT_LOAD, .offset = (off), .vaddr = (addr), .paddr = (addr), \
@@ -140,6 +132,5 @@ int main(void)
 	test_gold_out();
 	test_each_rule();
 	test_no_worse();
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return tap_done();
 }

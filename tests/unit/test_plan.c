@@ -44,40 +44,10 @@
 #include "elf/elf.h"
 #include "job/check.h"
 
-static int n, failed;
+#include "tap.h"
 
-__attribute__((format(printf, 2, 0))) static void vok(int cond, const char *fmt,
-						      va_list ap)
-{
-	n++;
-	if (!cond)
-		failed++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n);
-	vprintf(fmt, ap);
-	putchar('\n');
-}
 
-__attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt,
-						    ...)
-{
-	va_list ap;
 
-	va_start(ap, fmt);
-	vok(cond, fmt, ap);
-	va_end(ap);
-	return cond;
-}
-
-__attribute__((format(printf, 1, 2))) static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("#   ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 /* ---- bytes -------------------------------------------------------------- */
 
@@ -1419,10 +1389,10 @@ static void input_cases(const char *name, const struct buf *b, int want,
 static bool step(const char *name, const struct buf *in, const struct req *r,
 		 const char *words, struct buf *out)
 {
-	int f0 = failed;
+	int f0 = tap_failed;
 
 	run_case(name, in, r, 0, words, out);
-	if (failed != f0)
+	if (tap_failed != f0)
 		buf_free(out);
 	return out->p != NULL;
 }
@@ -3214,6 +3184,5 @@ int main(int argc, char **argv)
 		fixtures(dir_of(argc, argv, 1, "EBID_FIXTURES",
 				"build/fixtures"));
 	}
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return tap_done();
 }

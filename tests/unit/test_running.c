@@ -19,16 +19,8 @@
 
 #include "internal.h"
 
-static int n, failed;
+#include "tap.h"
 
-static void ok(int cond, const char *what)
-{
-	n++;
-	if (!cond)
-		failed++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", n, what);
-	fflush(stdout);
-}
 
 /* This program's file among the process's mapped files, or NULL. */
 static const struct ebid_mapped_file *self_file(const struct ebid_running *r)
@@ -75,11 +67,11 @@ static void scan_self(bool fallback)
 	f = self_file(&r);
 	snprintf(what, sizeof(what), "%s: this program is among its files",
 		 fallback ? "fallback" : "procmap");
-	ok(f != NULL, what);
+	ok(f != NULL, "%s", what);
 	snprintf(what, sizeof(what), "%s: the kernel's id is the rule's",
 		 fallback ? "fallback" : "procmap");
 	ok(f && f->kernel_id_len == len && !memcmp(f->kernel_id, id, len),
-	   what);
+	   "%s", what);
 	ok(f && f->path_state == EBID_PATH_SAME, "the path names the inode");
 	ok(f && f->verdict == (len ? EBID_LIVE_OK : EBID_LIVE_INVISIBLE),
 	   "verdict ok (invisible without an id)");
@@ -118,6 +110,5 @@ int main(void)
 	waitpid(gone[1], &st, 0);
 	ok(r.nprocs == 0 && r.gone == 2, "and are counted gone (the zombie too)");
 	ebid_running_release(&r);
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return tap_done();
 }

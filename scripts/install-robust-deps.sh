@@ -1,4 +1,0 @@
-#!/usr/bin/env bash
-# SPDX-License-Identifier: MIT
-# Kept for its callers: scripts/install-deps.sh [--check] robust
-exec "$(dirname "$0")/install-deps.sh" "$@" robust
