@@ -173,3 +173,39 @@ int ebid_src_read(const struct ebid_src *src, uint64_t off, void *buf,
 	}
 	return ebid_pread_full(src->fd, buf, len, off);
 }
+
+/*
+ * The hash algorithms' names and id lengths: what the planner (the note's
+ * size), id/ (the digests) and the command line (--hash) all need.
+ */
+static const struct {
+	const char *name;
+	size_t id_len;
+} algs[] = {
+	[EBID_HASH_SHA1] = { "sha1", 20 },
+	[EBID_HASH_SHA256] = { "sha256", 20 }, /* truncated: ids cap at 20 */
+	[EBID_HASH_MD5] = { "md5", 16 },
+	[EBID_HASH_SHA1_TREE] = { "sha1-tree", 20 },
+};
+
+size_t ebid_hash_id_len(enum ebid_hash_alg alg)
+{
+	return (unsigned)alg < ARRAY_SIZE(algs) ? algs[alg].id_len : 0;
+}
+
+const char *ebid_hash_name(enum ebid_hash_alg alg)
+{
+	return (unsigned)alg < ARRAY_SIZE(algs) ? algs[alg].name : "?";
+}
+
+int ebid_hash_parse(const char *name, enum ebid_hash_alg *alg)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(algs); i++)
+		if (!strcmp(name, algs[i].name)) {
+			*alg = (enum ebid_hash_alg)i;
+			return 0;
+		}
+	return -EINVAL;
+}

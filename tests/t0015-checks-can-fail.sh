@@ -46,9 +46,27 @@ expect_match "a plan read in elf/" "$out" '^src/elf/reads\.c:1: uses "struct ebi
 expect_eq "findings" "$(wc -l <<<"$out")" 3
 t_end
 
-t_begin "layers.py finds nothing in src/, by the table in docs/hacking.md"
+t_begin "layers.py --objects flags a call into a folder the table does not allow, and cli/'s call into the library past its public API"
+mkdir -p "$SCRATCH/objs/plan" "$SCRATCH/objs/id" "$SCRATCH/objs/cli" "$SCRATCH/stree/docs" "$SCRATCH/stree/include"
+cp "$TOP/docs/hacking.md" "$SCRATCH/stree/docs/"
+printf 'int ebid_public_fn(void);\n' >"$SCRATCH/stree/include/pub.h"
+printf 'int ebid_id_inner(void) { return 1; }\nint ebid_public_fn(void) { return 2; }\n' >"$SCRATCH/objs/id/b.c"
+printf 'int ebid_id_inner(void);\nint p(void) { return ebid_id_inner(); }\n' >"$SCRATCH/objs/plan/a.c"
+printf 'int ebid_id_inner(void);\nint ebid_public_fn(void);\nint c(void) { return ebid_id_inner() + ebid_public_fn(); }\n' >"$SCRATCH/objs/cli/c.c"
+for f in id/b plan/a cli/c; do
+	cc -c -o "$SCRATCH/objs/$f.o" "$SCRATCH/objs/$f.c" || t_fail "cc $f.c"
+done
+expect_exit 1 python3 "$layers" --objects "$SCRATCH/objs" "$SCRATCH/stree"
+expect_match "plan/ calls into id/" "$out" "^src/plan/a\.c: calls ebid_id_inner of src/id/: src/plan/ may use elf"
+expect_match "cli/ past the public API" "$out" "^src/cli/c\.c: calls ebid_id_inner of src/id/: src/cli/ may call only the public API"
+expect_eq "findings (cli's public call is none)" "$(wc -l <<<"$out")" 2
+t_end
+
+t_begin "layers.py finds nothing in src/, by the table in docs/hacking.md: includes, and the calls of the built objects"
 expect_exit 0 python3 "$layers" "$TOP"
 expect_eq "findings" "$out" ""
+expect_exit 0 python3 "$layers" --objects "$(dirname "$EBID")/obj" "$TOP"
+expect_eq "findings of the objects" "$out" ""
 t_end
 
 # The sizes the house agreed on (docs/hacking.md, "Sizes").

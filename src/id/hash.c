@@ -19,16 +19,6 @@ struct ebid_hash {
 	enum ebid_hash_alg alg;
 };
 
-static const struct {
-	const char *name;
-	size_t id_len;
-} algs[] = {
-	[EBID_HASH_SHA1] = { "sha1", 20 },
-	[EBID_HASH_SHA256] = { "sha256", 20 }, /* truncated: ids cap at 20 */
-	[EBID_HASH_MD5] = { "md5", 16 },
-	[EBID_HASH_SHA1_TREE] = { "sha1-tree", 20 },
-};
-
 static const EVP_MD *md_of(enum ebid_hash_alg alg)
 {
 	switch (alg) {
@@ -75,28 +65,6 @@ static int ossl_setup(char *err, size_t errlen)
 	(void)errlen;
 #endif
 	return 0;
-}
-
-size_t ebid_hash_id_len(enum ebid_hash_alg alg)
-{
-	return (unsigned)alg < ARRAY_SIZE(algs) ? algs[alg].id_len : 0;
-}
-
-const char *ebid_hash_name(enum ebid_hash_alg alg)
-{
-	return (unsigned)alg < ARRAY_SIZE(algs) ? algs[alg].name : "?";
-}
-
-int ebid_hash_parse(const char *name, enum ebid_hash_alg *alg)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(algs); i++)
-		if (!strcmp(name, algs[i].name)) {
-			*alg = (enum ebid_hash_alg)i;
-			return 0;
-		}
-	return -EINVAL;
 }
 
 int ebid_hash_new(struct ebid_hash **out, enum ebid_hash_alg alg, char *err,
@@ -146,9 +114,9 @@ int ebid_hash_final(struct ebid_hash *h, unsigned char id[EBID_MAX_ID],
 
 	if (EVP_DigestFinal_ex(h->ctx, md, &len) != 1)
 		return ossl_err(err, errlen, "EVP_DigestFinal_ex");
-	if (len < algs[h->alg].id_len)
+	if (len < ebid_hash_id_len(h->alg))
 		return ebid_err(err, errlen, -EIO, "digest too short");
-	memcpy(id, md, algs[h->alg].id_len);
+	memcpy(id, md, ebid_hash_id_len(h->alg));
 	return 0;
 }
 

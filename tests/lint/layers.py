@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Holds every #include in src/ to the layers (issue 29).
+"""Holds src/ to its layers (issues 29 and 36): what each file includes,
+and, with --objects, what each object calls.
 
 docs/hacking.md's table between `<!-- layers -->` and `<!-- /layers -->`
 says, per folder of src/, which other folders' headers its files may
 include besides internal.h and their own folder's; src/cli/ may include
-only cli/ (and the public headers), not internal.h. Prints FILE:LINE: the
-include and the rule, and exits 1 on any; 2 when the table cannot be read.
-Usage: layers.py [TOP]
+only cli/ (and the public headers), not internal.h. An include is not the
+whole story (internal.h pulls in the public header, whose functions are
+defined all over src/), so with --objects DIR (the build's obj/, made by
+make) each object's undefined symbols (nm) are looked up in the objects
+that define them: a library folder may call its own folder, src/util.c
+and the folders it may include; src/cli/ may call cli/, src/util.c and the
+functions the public headers (include/) declare, nothing else of the
+library. Prints FILE:LINE: the include and the rule, or OBJECT: calls
+SYMBOL of FOLDER, and exits 1 on any; 2 when the table or the objects
+cannot be read.
+Usage: layers.py [--objects DIR] [TOP]
 """
 import os
 import re
+import subprocess
 import sys
 
 ROW = re.compile(r'^\| `src/([a-z]*)/?`[^|]*\| (.*) \|$')
@@ -68,8 +78,73 @@ def check_file(path, folder, rule):
     return bad
 
 
+PUBLIC_FN = re.compile(r'\b(ebid_[a-z0-9_]+)\s*\(')
+
+
+def public_functions(top):
+    """The functions include/'s headers declare."""
+    names = set()
+    for dirpath, _, files in os.walk(os.path.join(top, 'include')):
+        for name in files:
+            if name.endswith('.h'):
+                with open(os.path.join(dirpath, name), encoding='utf-8') as f:
+                    names |= set(PUBLIC_FN.findall(f.read()))
+    return names
+
+
+def object_symbols(objdir):
+    """{(folder, object): undefined symbols}, {symbol: defining folder}."""
+    undefs, defs = {}, {}
+    for dirpath, _, files in sorted(os.walk(objdir)):
+        folder = os.path.relpath(dirpath, objdir)
+        folder = '' if folder == '.' else folder
+        for name in sorted(files):
+            if not name.endswith('.o'):
+                continue
+            out = subprocess.run(['nm', '-P', os.path.join(dirpath, name)],
+                                 capture_output=True, text=True, check=True)
+            for line in out.stdout.splitlines():
+                parts = line.split()
+                if len(parts) < 2:
+                    continue
+                if parts[1] == 'U':
+                    undefs.setdefault((folder, name), set()).add(parts[0])
+                elif parts[1].isupper():
+                    defs[parts[0]] = folder
+    return undefs, defs
+
+
+def check_symbols(top, objdir, table):
+    """The calls across folders the table does not allow: messages."""
+    undefs, defs = object_symbols(objdir)
+    if not undefs:
+        return None
+    public = public_functions(top)
+    bad = []
+    for (folder, obj), syms in sorted(undefs.items()):
+        allowed = table.get(folder, (set(), False))[0]
+        for sym in sorted(syms):
+            to = defs.get(sym)
+            if to is None or to in (folder, ''):
+                continue
+            if folder == 'cli' and sym in public:
+                continue
+            if folder != 'cli' and to in allowed:
+                continue
+            bad.append('src/%s/%s: calls %s of src/%s/: %s' % (
+                folder or '.', obj[:-2] + '.c', sym, to,
+                'src/cli/ may call only the public API' if folder == 'cli'
+                else 'src/%s/ may use %s' % (folder or '.', ', '.join(
+                    sorted(allowed)) or 'no other folder')))
+    return bad
+
+
 def main(argv):
-    top = argv[1] if len(argv) > 1 else os.path.dirname(
+    args = argv[1:]
+    objdir = None
+    if args[:1] == ['--objects'] and len(args) > 1:
+        objdir, args = args[1], args[2:]
+    top = args[0] if args else os.path.dirname(
         os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     table = read_table(os.path.join(top, 'docs', 'hacking.md'))
     if not table:
@@ -92,6 +167,15 @@ def main(argv):
                 print('%s:%d: uses "%s": %s'
                       % (os.path.relpath(path, top), n, inc, why))
                 found += 1
+    if objdir is not None:
+        bad = check_symbols(top, objdir, table)
+        if bad is None:
+            print('layers.py: no objects in %s (run make)' % objdir,
+                  file=sys.stderr)
+            return 2
+        for line in bad:
+            print(line)
+        found += len(bad)
     return 1 if found else 0
 
 
