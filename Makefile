@@ -83,7 +83,7 @@ endif
 # files, job/ runs a whole-file job, profile/ talks to perf and reads
 # profiles; util.c and internal.h are what they all share. cli/ is the
 # command and is not part of the library.
-LIB_DIRS := elf plan id fs job profile
+LIB_DIRS := elf plan check id fs job profile
 LIB_SRCS := src/util.c $(sort $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)

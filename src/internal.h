@@ -3,7 +3,7 @@
  * What every layer of the library shares: byte order, errors, full reads
  * and writes, ELF constants and sizes. What a folder exports to the
  * folders above it is in that folder's own header (elf/elf.h, fs/fs.h,
- * id/id.h, plan/plan.h, job/check.h, profile/perf.h); docs/hacking.md
+ * id/id.h, plan/plan.h, check/check.h, profile/perf.h); docs/hacking.md
  * draws the layers, and tests/lint/layers.py holds every include to them.
  */
 #ifndef EBID_INTERNAL_H

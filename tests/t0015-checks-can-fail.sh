@@ -33,29 +33,36 @@ t_end
 
 # The layers: every include in src/ by docs/hacking.md's table (issue 29).
 layers=$TOP/tests/lint/layers.py
-t_begin "layers.py flags an include of a folder above the file's own, internal.h in cli/, a plan read in elf/"
+t_begin "layers.py flags an include of a folder above the file's own, internal.h in cli/, a plan read in elf/, the planner's header in check/"
 mkdir -p "$SCRATCH/tree/src/elf" "$SCRATCH/tree/src/cli" "$SCRATCH/tree/docs"
 cp "$TOP/docs/hacking.md" "$SCRATCH/tree/docs/"
-printf '#include "internal.h"\n#include "elf/layout.h"\n#include "job/check.h"\n' >"$SCRATCH/tree/src/elf/up.c"
+printf '#include "internal.h"\n#include "elf/layout.h"\n#include "check/check.h"\n' >"$SCRATCH/tree/src/elf/up.c"
 printf 'int f(const struct ebid_plan *plan);\n' >"$SCRATCH/tree/src/elf/reads.c"
 printf '#include "cli/cli.h"\n#include "internal.h"\n' >"$SCRATCH/tree/src/cli/in.c"
+mkdir -p "$SCRATCH/tree/src/check"
+printf '#include "plan/plan.h"\n#include "plan/planner.h"\n' >"$SCRATCH/tree/src/check/state.c"
 expect_exit 1 python3 "$layers" "$SCRATCH/tree"
-expect_match "the upward include" "$out" '^src/elf/up\.c:3: uses "job/check\.h"'
+expect_match "the planner's state in check/" "$out" '^src/check/state\.c:2: uses "plan/planner\.h": src/check/ may read plan/plan\.h only'
+expect_match "the upward include" "$out" '^src/elf/up\.c:3: uses "check/check\.h"'
 expect_match "internal.h in cli/" "$out" '^src/cli/in\.c:2: uses "internal\.h"'
 expect_match "a plan read in elf/" "$out" '^src/elf/reads\.c:1: uses "struct ebid_plan"'
-expect_eq "findings" "$(wc -l <<<"$out")" 3
+expect_eq "findings" "$(wc -l <<<"$out")" 4
 t_end
 
 t_begin "layers.py --objects flags a call into a folder the table does not allow, and cli/'s call into the library past its public API"
-mkdir -p "$SCRATCH/objs/plan" "$SCRATCH/objs/id" "$SCRATCH/objs/cli" "$SCRATCH/stree/docs" "$SCRATCH/stree/include"
-cp "$TOP/docs/hacking.md" "$SCRATCH/stree/docs/"
-printf 'int ebid_public_fn(void);\n' >"$SCRATCH/stree/include/pub.h"
-printf 'int ebid_id_inner(void) { return 1; }\nint ebid_public_fn(void) { return 2; }\n' >"$SCRATCH/objs/id/b.c"
-printf 'int ebid_id_inner(void);\nint p(void) { return ebid_id_inner(); }\n' >"$SCRATCH/objs/plan/a.c"
-printf 'int ebid_id_inner(void);\nint ebid_public_fn(void);\nint c(void) { return ebid_id_inner() + ebid_public_fn(); }\n' >"$SCRATCH/objs/cli/c.c"
+st=$SCRATCH/stree
+mkdir -p "$SCRATCH/objs/plan" "$SCRATCH/objs/id" "$SCRATCH/objs/cli" "$st/docs" "$st/include" \
+	"$st/src/plan" "$st/src/id" "$st/src/cli"
+cp "$TOP/docs/hacking.md" "$st/docs/"
+printf 'int ebid_public_fn(void);\n' >"$st/include/pub.h"
+printf 'int ebid_id_inner(void) { return 1; }\nint ebid_public_fn(void) { return 2; }\n' >"$st/src/id/b.c"
+printf 'int ebid_id_inner(void);\nint p(void) { return ebid_id_inner(); }\n' >"$st/src/plan/a.c"
+printf 'int ebid_id_inner(void);\nint ebid_public_fn(void);\nint c(void) { return ebid_id_inner() + ebid_public_fn(); }\n' >"$st/src/cli/c.c"
 for f in id/b plan/a cli/c; do
-	cc -c -o "$SCRATCH/objs/$f.o" "$SCRATCH/objs/$f.c" || t_fail "cc $f.c"
+	cc -c -o "$SCRATCH/objs/$f.o" "$st/src/$f.c" || t_fail "cc $f.c"
 done
+# An object whose source is gone (a file that moved) is not read.
+cp "$SCRATCH/objs/plan/a.o" "$SCRATCH/objs/plan/stale.o"
 expect_exit 1 python3 "$layers" --objects "$SCRATCH/objs" "$SCRATCH/stree"
 expect_match "plan/ calls into id/" "$out" "^src/plan/a\.c: calls ebid_id_inner of src/id/: src/plan/ may use elf"
 expect_match "cli/ past the public API" "$out" "^src/cli/c\.c: calls ebid_id_inner of src/id/: src/cli/ may call only the public API"

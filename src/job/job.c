@@ -12,7 +12,7 @@
 
 #include "fs/commit.h"
 #include "fs/fs.h"
-#include "job/check.h"
+#include "check/check.h"
 
 void ebid_job_release(struct ebid_job *job)
 {

@@ -29,7 +29,7 @@
 
 /* White-box: the self-check internals (src/internal.h). */
 #include "internal.h"
-#include "job/check.h"
+#include "check/check.h"
 
 static const char *mode_name(enum ebid_mode m)
 {

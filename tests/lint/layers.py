@@ -44,6 +44,12 @@ def read_table(doc):
     return table
 
 
+# Folders that may read only one header of another folder, and call only
+# what it declares: the self-check reads the plan's recorded fields, never
+# the planner's state (planner.h).
+HEADER_ONLY = {'check': ('plan', 'plan/plan.h')}
+
+
 # Folders below plan/ that may not read a plan: the type is public, so no
 # include shows it (docs/hacking.md: "No flow of data runs upward").
 NO_PLAN = {'elf': 'src/elf/ reads a plan: which sections move is plan/\'s'}
@@ -71,6 +77,11 @@ def check_file(path, folder, rule):
             top = inc.split('/')[0] if '/' in inc else ''
             if top == folder and '/' in inc:
                 continue
+            only = HEADER_ONLY.get(folder)
+            if only and top == only[0] and inc != only[1]:
+                bad.append((n, inc, 'src/%s/ may read %s only' % (folder,
+                                                                  only[1])))
+                continue
             if top not in allowed:
                 bad.append((n, inc, 'src/%s/ may include %s'
                             % (folder or '.', ', '.join(sorted(allowed))
@@ -92,14 +103,17 @@ def public_functions(top):
     return names
 
 
-def object_symbols(objdir):
-    """{(folder, object): undefined symbols}, {symbol: defining folder}."""
+def object_symbols(top, objdir):
+    """{(folder, object): undefined symbols}, {symbol: defining folder},
+    over the objects whose source is in src/ (not a stale one of a file
+    that moved)."""
     undefs, defs = {}, {}
     for dirpath, _, files in sorted(os.walk(objdir)):
         folder = os.path.relpath(dirpath, objdir)
         folder = '' if folder == '.' else folder
         for name in sorted(files):
-            if not name.endswith('.o'):
+            if not name.endswith('.o') or not os.path.exists(
+                    os.path.join(top, 'src', folder, name[:-2] + '.c')):
                 continue
             out = subprocess.run(['nm', '-P', os.path.join(dirpath, name)],
                                  capture_output=True, text=True, check=True)
@@ -114,9 +128,18 @@ def object_symbols(objdir):
     return undefs, defs
 
 
+def declared(top, header):
+    """The functions src/HEADER declares."""
+    try:
+        with open(os.path.join(top, 'src', header), encoding='utf-8') as f:
+            return set(re.findall(r'\b([a-z_][a-z0-9_]*)\s*\(', f.read()))
+    except OSError:
+        return set()
+
+
 def check_symbols(top, objdir, table):
     """The calls across folders the table does not allow: messages."""
-    undefs, defs = object_symbols(objdir)
+    undefs, defs = object_symbols(top, objdir)
     if not undefs:
         return None
     public = public_functions(top)
@@ -128,6 +151,12 @@ def check_symbols(top, objdir, table):
             if to is None or to in (folder, ''):
                 continue
             if folder == 'cli' and sym in public:
+                continue
+            only = HEADER_ONLY.get(folder)
+            if only and to == only[0] and sym not in declared(top, only[1]):
+                bad.append('src/%s/%s: calls %s of src/%s/, which %s does not '
+                           'declare' % (folder, obj[:-2] + '.c', sym, to,
+                                        only[1]))
                 continue
             if folder != 'cli' and to in allowed:
                 continue

@@ -42,7 +42,7 @@
 /* White-box: the self-check and reader internals (src/internal.h). */
 #include "internal.h"
 #include "elf/elf.h"
-#include "job/check.h"
+#include "check/check.h"
 
 #include "tap.h"
 

@@ -9,7 +9,7 @@
 #include "internal.h"
 #include "elf/elf.h"
 #include "plan/plan.h"
-#include "plan/selfcheck.h"
+#include "check/selfcheck.h"
 
 /* Runs the checks in order; the first refusal stops them. */
 int check_run(const check_fn *fns, size_t n, const struct check *c,

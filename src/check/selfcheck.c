@@ -7,9 +7,9 @@
 #include "elf/relocs.h"
 #include "elf/elf.h"
 #include "id/id.h"
-#include "job/check.h"
+#include "check/check.h"
 #include "plan/plan.h"
-#include "plan/selfcheck.h"
+#include "check/selfcheck.h"
 
 
 /* The output's size is the planned one. */

@@ -8,7 +8,7 @@
 #include "internal.h"
 #include "elf/elf.h"
 #include "plan/plan.h"
-#include "plan/selfcheck.h"
+#include "check/selfcheck.h"
 
 /*
  * EBID_ACT_NEW_LOAD: the run after the program headers was copied into a

@@ -9,7 +9,7 @@
 #include "internal.h"
 #include "elf/elf.h"
 #include "plan/plan.h"
-#include "plan/selfcheck.h"
+#include "check/selfcheck.h"
 
 /*
  * EBID_ACT_MOVE_HEAD: the first PT_LOAD grew (p_filesz and p_memsz only)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the self-check of an output (job/selfcheck.c) asks of the moving
+ * What the self-check of an output (check/selfcheck.c) asks of the moving
  * strategies: each one's check table lives beside its placement code
  * (move_note_check.c, move_head_check.c, new_load_check.c), and what they
  * share in selfcheck_common.c. These files judge the output against the
@@ -15,7 +15,7 @@
 /*
  * Every property is one function: 0, or the refusal in err. To check one
  * more, add a function and its row in the table of the step it belongs
- * to: result_checks (job/selfcheck.c, every output), note_move_checks
+ * to: result_checks (check/selfcheck.c, every output), note_move_checks
  * (move_note_check.c), head_move_checks (move_head_check.c),
  * new_load_checks (new_load_check.c).
  */

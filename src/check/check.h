@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The self-check of an output (src/job/selfcheck.c), for job.c. */
+/* The self-check of an output (src/check/selfcheck.c), for job.c. */
 #ifndef EBID_JOB_CHECK_H
 #define EBID_JOB_CHECK_H
 

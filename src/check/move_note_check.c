@@ -8,7 +8,7 @@
 #include "internal.h"
 #include "elf/elf.h"
 #include "plan/plan.h"
-#include "plan/selfcheck.h"
+#include "check/selfcheck.h"
 
 /*
  * EBID_ACT_MOVE_NOTE: the moved note is the same bytes at its new place,
