@@ -83,4 +83,26 @@ int ebid_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
 /* Reads and writes through a buffer go this many bytes at a time. */
 #define EBID_IO_CHUNK (1u << 20)
 
+/*
+ * What a write changes in a file, as byte ranges: the one map of a plan's
+ * new bytes (plan/ makes it, ebid_plan_edit()), which fs/ writes, journals
+ * and syncs knowing nothing of plans. The ranges are in the order they are
+ * written; the one with append holds the bytes past the input's end.
+ */
+struct ebid_range {
+	uint64_t off;
+	uint64_t len;
+	const unsigned char *bytes;
+	bool append;            /* past the input's end (O_APPEND in place) */
+};
+
+struct ebid_edit {
+	struct ebid_range *v;
+	size_t n;
+	uint64_t in_size;       /* the input's size: what a journal restores */
+	uint64_t out_size;      /* the file's size after */
+	bool inserts;           /* bytes inserted inside the input: the file
+				 * cannot be edited in place */
+};
+
 #endif

@@ -44,14 +44,13 @@ void ebid_commit_abort(struct ebid_commit *c);
 
 
 /*
- * A plan's bytes into fd: its patches, its appended bytes (at the end of
- * the input's bytes, or, with appended, written through O_APPEND and
- * counted there, so a recovery knows what to drop), then the id. The one
- * writer of a plan's bytes, for a new file (job/apply.c) and in place
+ * An edit's bytes into fd (internal.h: byte ranges, in order; fs/ knows
+ * nothing of plans): the appended range at its offset or, with appended,
+ * through O_APPEND and counted there, so a recovery knows what to drop.
+ * The one writer of new bytes, for a new file (job/apply.c) and in place
  * (inplace.c). 0 or -errno.
  */
-int ebid_write_plan(int fd, const struct ebid_plan *plan,
-		    const unsigned char *id, uint64_t *appended);
+int ebid_write_edit(int fd, const struct ebid_edit *e, uint64_t *appended);
 
 /*
  * In-place editing with an undo journal beside the file (inplace.c). The
@@ -62,7 +61,7 @@ int ebid_inplace_recover(const struct ebid_at *at, int fd,
 			 const struct stat *st, char *err, size_t errlen);
 typedef int (*ebid_check_fn)(void *arg, int fd, char *err, size_t errlen);
 /*
- * The journal first (synced with its directory), then the plan's bytes,
+ * The journal first (synced with its directory), then the edit's bytes,
  * check(arg, fd) on the result, fsync, the journal removed; any failure
  * after the first byte changed puts the original back from the journal.
  * leased: fd holds a write lease (ebid_lease_take()); if someone asked
@@ -71,9 +70,9 @@ typedef int (*ebid_check_fn)(void *arg, int fd, char *err, size_t errlen);
  * sync, so that waiting openers go on and read the new bytes.
  */
 int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
-		       const struct ebid_plan *plan, const unsigned char *id,
-		       bool preserve_times, bool leased, ebid_check_fn check,
-		       void *arg, char *err, size_t errlen);
+		       const struct ebid_edit *e, bool preserve_times,
+		       bool leased, ebid_check_fn check, void *arg, char *err,
+		       size_t errlen);
 /* ebid_inplace_write() gave way to an opener: replace the file instead. */
 #define EBID_ELEASE 4102
 

@@ -12,7 +12,7 @@
 
 /*
  * The journal ".NAME.ebid-journal" beside the file holds the original
- * bytes of every range the plan writes, so that a run killed halfway (or a
+ * bytes of every range the edit writes, so that a run killed halfway (or a
  * power loss) can be undone by the next one. Layout, little endian:
  *   "EBIDJNL2", u64 dev, u64 ino, u64 original size, u64 count,
  *   then count times { u64 offset, u64 length, bytes },
@@ -345,11 +345,11 @@ static void journal_range(struct jbuf *j, int fd, uint64_t off, uint64_t len,
 }
 
 /*
- * Writes the journal jp: the original bytes of every range the plan
+ * Writes the journal jp: the original bytes of every range the edit
  * writes, synced with its directory. jfd receives its descriptor.
  */
 static int write_journal(const struct ebid_at *at, const char *jp, int fd,
-			 const struct stat *st, const struct ebid_plan *plan,
+			 const struct stat *st, const struct ebid_edit *e,
 			 int *jfd, char *err, size_t errlen)
 {
 	struct jbuf j = { 0 };
@@ -358,17 +358,13 @@ static int write_journal(const struct ebid_at *at, const char *jp, int fd,
 	int ret;
 
 	jbuf_grow(&j, 40);
-	for (i = 0; i < plan->npatches; i++)
-		journal_range(&j, fd, plan->patches[i].off,
-			      plan->patches[i].len, plan->in_size);
-	if (plan->fill)
-		journal_range(&j, fd, plan->id_off, plan->id_len,
-			      plan->in_size);
+	for (i = 0; i < e->n; i++)
+		journal_range(&j, fd, e->v[i].off, e->v[i].len, e->in_size);
 	if (!j.ret) {
 		memcpy(j.p, JNL_MAGIC, 8);
 		put64(j.p + 8, (uint64_t)st->st_dev);
 		put64(j.p + 16, (uint64_t)st->st_ino);
-		put64(j.p + 24, plan->in_size);
+		put64(j.p + 24, e->in_size);
 		put64(j.p + 32, j.count);
 	}
 	end = jbuf_grow(&j, 16);
@@ -434,24 +430,21 @@ static int append_at_end(int fd, const unsigned char *buf, size_t len,
 	return ret;
 }
 
-int ebid_write_plan(int fd, const struct ebid_plan *plan,
-		    const unsigned char *id, uint64_t *appended)
+int ebid_write_edit(int fd, const struct ebid_edit *e, uint64_t *appended)
 {
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; !ret && i < plan->npatches; i++)
-		ret = ebid_pwrite_full(fd, plan->patches[i].bytes,
-				       plan->patches[i].len,
-				       plan->patches[i].off);
-	if (!ret && plan->append_len && appended)
-		ret = append_at_end(fd, plan->append, plan->append_len,
-				    appended);
-	else if (!ret && plan->append_len)
-		ret = ebid_pwrite_full(fd, plan->append, plan->append_len,
-				       ebid_plan_body_end(plan));
-	if (!ret && plan->fill)
-		ret = ebid_pwrite_full(fd, id, plan->id_len, plan->id_off);
+	for (i = 0; !ret && i < e->n; i++) {
+		const struct ebid_range *r = &e->v[i];
+
+		if (r->append && appended)
+			ret = append_at_end(fd, r->bytes, (size_t)r->len,
+					    appended);
+		else
+			ret = ebid_pwrite_full(fd, r->bytes, (size_t)r->len,
+					       r->off);
+	}
 	return ret;
 }
 
@@ -468,14 +461,13 @@ static int keep_times(int fd, const struct stat *st, char *err, size_t errlen)
 }
 
 /*
- * The planned bytes and the id into the file itself (not synced);
+ * The edit's bytes into the file itself (not synced);
  * *appended: how many appended bytes are in the file.
  */
-static int patch_file(int fd, const struct ebid_plan *plan,
-		      const unsigned char *id, uint64_t *appended, char *err,
-		      size_t errlen)
+static int patch_file(int fd, const struct ebid_edit *e, uint64_t *appended,
+		      char *err, size_t errlen)
 {
-	int ret = ebid_write_plan(fd, plan, id, appended);
+	int ret = ebid_write_edit(fd, e, appended);
 
 	if (ret)
 		return ebid_err(err, errlen, ret, "in-place write failed: %s",
@@ -491,31 +483,29 @@ static int patch_file(int fd, const struct ebid_plan *plan,
  * log force). The rest of the file is left as durable as its writer left
  * it: a program its linker has just written is in the page cache, and
  * an fsync would write every byte of it (about 100 ms for 180 MB here)
- * for a change of a few dozen. A plan that changes the file's size needs
+ * for a change of a few dozen. An edit that changes the file's size needs
  * the inode's metadata too: fsync.
  */
-static int sync_changed(int fd, const struct ebid_plan *plan, char *err,
+static int sync_changed(int fd, const struct ebid_edit *e, char *err,
 			size_t errlen)
 {
 	const unsigned flags = SYNC_FILE_RANGE_WAIT_BEFORE |
 			       SYNC_FILE_RANGE_WRITE |
 			       SYNC_FILE_RANGE_WAIT_AFTER;
+	bool grows = e->out_size != e->in_size;
 	size_t i;
 	int ret = 0;
 
-	if (plan->append_len || plan->out_size != plan->in_size) {
+	for (i = 0; i < e->n; i++)
+		grows |= e->v[i].append;
+	if (grows) {
 		if (fsync(fd) != 0)
 			ret = -errno;
 	} else {
-		for (i = 0; !ret && i < plan->npatches; i++)
-			if (sync_file_range(fd, (off_t)plan->patches[i].off,
-					    (off_t)plan->patches[i].len,
-					    flags) != 0)
+		for (i = 0; !ret && i < e->n; i++)
+			if (sync_file_range(fd, (off_t)e->v[i].off,
+					    (off_t)e->v[i].len, flags) != 0)
 				ret = -errno;
-		if (!ret && plan->fill &&
-		    sync_file_range(fd, (off_t)plan->id_off,
-				    (off_t)plan->id_len, flags) != 0)
-			ret = -errno;
 	}
 	if (ret)
 		return ebid_err(err, errlen, ret, "in-place write failed: cannot sync: %s",
@@ -566,30 +556,35 @@ static void undo(const struct ebid_at *at, int fd, const struct stat *st,
 }
 
 int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
-		       const struct ebid_plan *plan, const unsigned char *id,
-		       bool preserve_times, bool leased, ebid_check_fn check,
-		       void *arg, char *err, size_t errlen)
+		       const struct ebid_edit *e, bool preserve_times,
+		       bool leased, ebid_check_fn check, void *arg, char *err,
+		       size_t errlen)
 {
 	char *jp = journal_name(at);
 	int jfd = -1, ret;
 	bool have_journal = false, touched = false;
-	uint64_t appended = 0;
+	uint64_t appended = 0, append_len = 0;
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		if (e->v[i].append)
+			append_len += e->v[i].len;
 
 	if (!jp)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
-	if (plan->ins_len) {
+	if (e->inserts) {
 		free(jp);
 		return ebid_err(err, errlen, -EBID_ENOROOM,
-				"internal error: a plan that inserts bytes cannot be written in place");
+				"internal error: an edit that inserts bytes cannot be written in place");
 	}
 	/* Read and hashed: the bytes must still be the ones we read. */
-	ret = changed_since(fd, st, plan->in_size, true, err, errlen);
+	ret = changed_since(fd, st, e->in_size, true, err, errlen);
 	if (!ret) {
-		ret = write_journal(at, jp, fd, st, plan, &jfd, err, errlen);
+		ret = write_journal(at, jp, fd, st, e, &jfd, err, errlen);
 		have_journal = jfd >= 0; /* ours to remove, then */
 	}
 	if (!ret)
-		ret = changed_since(fd, st, plan->in_size, true, err, errlen);
+		ret = changed_since(fd, st, e->in_size, true, err, errlen);
 	/*
 	 * Someone asked for the file while the journal was written: nothing
 	 * is changed yet, so give way to them (the caller replaces the file
@@ -602,14 +597,14 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 		goto out;
 	/* From here on the journal can undo every byte we write. */
 	touched = true;
-	ret = patch_file(fd, plan, id, &appended, err, errlen);
+	ret = patch_file(fd, e, &appended, err, errlen);
 	/*
 	 * Our own writes changed the times, so only the size can still tell
 	 * a writer that appended meanwhile (see docs/build-id.md, --in-place).
 	 */
 	if (!ret)
-		ret = changed_since(fd, st, plan->in_size + plan->append_len,
-				    false, err, errlen);
+		ret = changed_since(fd, st, e->in_size + append_len, false, err,
+				    errlen);
 	/* The journal goes only once the result has been checked. */
 	if (!ret && check)
 		ret = check(arg, fd, err, errlen);
@@ -622,7 +617,7 @@ int ebid_inplace_write(const struct ebid_at *at, int fd, const struct stat *st,
 	if (!ret && leased)
 		ebid_lease_release(fd);
 	if (!ret)
-		ret = sync_changed(fd, plan, err, errlen);
+		ret = sync_changed(fd, e, err, errlen);
 	if (!ret) {
 		touched = have_journal = false;
 		ret = drop_journal(at, jfd, jp, err, errlen);

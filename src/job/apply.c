@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "fs/commit.h"
+#include "plan/plan.h"
 #include "id/id.h"
 
 #define CHUNK EBID_IO_CHUNK
@@ -168,8 +169,12 @@ static void *copy_worker(void *arg)
 static int write_plan(int fd, const struct ebid_plan *plan,
 		      const unsigned char *id, char *err, size_t errlen)
 {
-	int ret = ebid_write_plan(fd, plan, id, NULL);
+	struct ebid_edit e;
+	int ret = ebid_plan_edit(plan, id, &e);
 
+	if (!ret)
+		ret = ebid_write_edit(fd, &e, NULL);
+	ebid_edit_release(&e);
 	return ret ? ebid_err(err, errlen, ret, "write failed: %s",
 			      strerror(-ret))
 		   : 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fs/commit.h"
+#include "plan/plan.h"
 #include "fs/fs.h"
 #include "check/check.h"
 
@@ -140,6 +141,23 @@ static int open_input(struct ebid_job *job, bool in_place, bool leased,
 		return ret;
 	}
 	return fd;
+}
+
+/* The plan's bytes into the file itself, journalled (fs/inplace.c). */
+static int edit_in_place(struct ebid_job *job, const struct ebid_src *src,
+			 const struct stat *st, bool leased, char *err,
+			 size_t errlen)
+{
+	struct ebid_edit e;
+	int ret = ebid_plan_edit(&job->plan, job->id, &e);
+
+	if (ret)
+		return ebid_err(err, errlen, ret, "out of memory");
+	ret = ebid_inplace_write(job->at, src->fd, st, &e,
+				 job->preserve_times, leased, self_check_cb,
+				 job, err, errlen);
+	ebid_edit_release(&e);
+	return ret;
 }
 
 /*
@@ -298,11 +316,8 @@ static int run_once(struct ebid_job *job, bool leased, char *err,
 				  job->lock_timeout_ms);
 		ret = ebid_apply_hash(&src, &job->plan, job->id, err, errlen);
 		if (!ret)
-			ret = ebid_inplace_write(job->at, src.fd, &st,
-						 &job->plan, job->id,
-						 job->preserve_times, leased,
-						 self_check_cb, job, err,
-						 errlen);
+			ret = edit_in_place(job, &src, &st, leased, err,
+					    errlen);
 		job->how = leased ? "edited in place under a write lease"
 				  : "edited in place (--in-place)";
 	} else {

@@ -13,6 +13,39 @@
 #include "elf/elf.h"
 #include "plan/plan.h"
 
+int ebid_plan_edit(const struct ebid_plan *plan, const unsigned char *id,
+		   struct ebid_edit *e)
+{
+	size_t i, n = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->v = calloc(plan->npatches + 2, sizeof(*e->v));
+	if (!e->v)
+		return -ENOMEM;
+	for (i = 0; i < plan->npatches; i++)
+		e->v[n++] = (struct ebid_range){ plan->patches[i].off,
+						 plan->patches[i].len,
+						 plan->patches[i].bytes, false };
+	if (plan->append_len)
+		e->v[n++] = (struct ebid_range){ ebid_plan_body_end(plan),
+						 plan->append_len,
+						 plan->append, true };
+	if (plan->fill)
+		e->v[n++] = (struct ebid_range){ plan->id_off, plan->id_len,
+						 id, false };
+	e->n = n;
+	e->in_size = plan->in_size;
+	e->out_size = plan->out_size;
+	e->inserts = plan->ins_len != 0;
+	return 0;
+}
+
+void ebid_edit_release(struct ebid_edit *e)
+{
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
 void ebid_plan_release(struct ebid_plan *plan)
 {
 	size_t i;

@@ -9,6 +9,16 @@
 #include "internal.h"
 
 /*
+ * The plan's new bytes with id (its id_len bytes, when the plan fills the
+ * id) as an edit: the patches, the appended bytes, then the id. The
+ * ranges point into plan and id, which must outlive e; release it with
+ * ebid_edit_release(). 0 or -ENOMEM.
+ */
+int ebid_plan_edit(const struct ebid_plan *plan, const unsigned char *id,
+		   struct ebid_edit *e);
+void ebid_edit_release(struct ebid_edit *e);
+
+/*
  * Did the plan move section shndx of elf (EBID_ACT_MOVE_NOTE's note, or
  * one of EBID_ACT_MOVE_HEAD's sections)?
  */
