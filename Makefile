@@ -118,7 +118,10 @@ $(BUILD)/elf-buildid: $(CLI_OBJS) $(BUILD)/libelf-buildid.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libelf-buildid.a $(PKG_LIBS) -lpthread
 
-$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libelf-buildid.a
+# test_plan.c includes its tests by concern from tests/unit/plan/.
+$(BUILD)/unit/test_plan: $(wildcard tests/unit/plan/*.h)
+
+$(BUILD)/unit/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libelf-buildid.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libelf-buildid.a $(PKG_LIBS) -lpthread

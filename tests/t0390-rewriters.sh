@@ -81,7 +81,7 @@ t_end
 # read-write with its moved sections at the start and zeros behind them;
 # move-note takes the ABI tag and the new note into that unused tail (the
 # first PT_LOAD does not grow). The self-check refuses each tampered
-# output of that plan (tests/unit/test_plan.c, --file).
+# output of that plan (tests/unit/test_plan.c --file, tests/unit/plan/real.h).
 t_begin "inject after patchelf on a bfd non-PIE: move-note into the first PT_LOAD's tail, tampered outputs refused"
 pe=$SCRATCH/pe-nopie
 cp "$matrix/c-gcc-bfd-nopie-nobuildid" "$pe"
