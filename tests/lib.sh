@@ -266,6 +266,18 @@ expect_one_error_line() { # FILE
 	t_fail "stderr is not \"elf-buildid: '$1': what failed: cause\": $err"
 }
 
+# doc_block FILE TAG NAME: FILE's text between "<!-- TAG:NAME begin -->" and
+# its end marker, without the ``` fence lines: a page's example, run as the
+# page shows it. Exit 1 when the markers are not there.
+doc_block() {
+	awk -v b="<!-- $2:$3 begin -->" -v e="<!-- $2:$3 end -->" '
+		$0 == b { on = 1; next }
+		$0 == e { on = 0; found = 1; next }
+		on && /^```/ { next }
+		on { print }
+		END { exit found ? 0 : 1 }' "$1"
+}
+
 have() { command -v "$1" >/dev/null 2>&1; }
 
 # eu-elflint --gnu-ld's report on FILE, with FILE's name taken out, and

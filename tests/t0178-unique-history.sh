@@ -228,16 +228,8 @@ else
 fi
 t_end
 
-# block NAME: docs/ci.md's text between "<!-- ci-test:NAME begin -->" and
-# its end marker, without the ``` fence lines (as t0430 cuts them).
-block() {
-	awk -v b="<!-- ci-test:$1 begin -->" -v e="<!-- ci-test:$1 end -->" '
-		$0 == b { on = 1; next }
-		$0 == e { on = 0; found = 1; next }
-		on && /^```/ { next }
-		on { print }
-		END { exit found ? 0 : 1 }' "$TOP/docs/ci.md"
-}
+# block NAME: docs/ci.md's ci-test block NAME (lib.sh's doc_block).
+block() { doc_block "$TOP/docs/ci.md" ci-test "$1"; }
 
 t_begin "docs/ci.md's history blocks, run as written: release 1 recorded; release 2's gate fails the collision, passes a release without one"
 ci=$SCRATCH/ci

@@ -19,16 +19,8 @@ require_deps kit
 
 DOC=$TOP/docs/ci.md
 
-# block NAME: the text between "<!-- ci-test:NAME begin -->" and its end
-# marker, without the ``` fence lines.
-block() {
-	awk -v b="<!-- ci-test:$1 begin -->" -v e="<!-- ci-test:$1 end -->" '
-		$0 == b { on = 1; next }
-		$0 == e { on = 0; found = 1; next }
-		on && /^```/ { next }
-		on { print }
-		END { exit found ? 0 : 1 }' "$DOC"
-}
+# block NAME: the page's ci-test block NAME (lib.sh's doc_block).
+block() { doc_block "$DOC" ci-test "$1"; }
 
 # yaml2json < YAML: the same data as JSON (ruby Psych, safe_load).
 yaml2json() { ruby -ryaml -rjson -e 'puts JSON.generate(YAML.safe_load(STDIN.read))'; }

@@ -33,16 +33,8 @@ stop_kids() {
 }
 trap stop_kids EXIT
 
-# block NAME: the text between "<!-- prom-test:NAME begin -->" and its end
-# marker, without the ``` fence lines.
-block() {
-	awk -v b="<!-- prom-test:$1 begin -->" -v e="<!-- prom-test:$1 end -->" '
-		$0 == b { on = 1; next }
-		$0 == e { on = 0; found = 1; next }
-		on && /^```/ { next }
-		on { print }
-		END { exit found ? 0 : 1 }' "$DOC"
-}
+# block NAME: the page's prom-test block NAME (lib.sh's doc_block).
+block() { doc_block "$DOC" prom-test "$1"; }
 
 # om CHECK ARGS...: tests/openmetrics.py's verdict, "ok" or the problems.
 om() { "$PY" "$OM" "$@" 2>&1; }

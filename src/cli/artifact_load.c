@@ -16,18 +16,6 @@
 
 #include "cli/artifact_impl.h"
 
-static void hex(char *out, const unsigned char *d, unsigned n)
-{
-	static const char x[] = "0123456789abcdef";
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = x[d[i] >> 4];
-		out[2 * i + 1] = x[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 /* SHA-256 of a member, computed by a thread behind the unpacking. */
 struct hasher {
 	pthread_t thread;
@@ -116,7 +104,7 @@ static int unpack_into(struct art *A, struct archive *a, unsigned char *map,
 		EVP_DigestUpdate(h.md, map, got);
 	}
 	EVP_DigestFinal_ex(h.md, d, &dn);
-	hex(sha, d, dn);
+	ebid_hex(sha, d, dn);
 	EVP_MD_CTX_free(h.md);
 	pthread_mutex_destroy(&h.lock);
 	pthread_cond_destroy(&h.cond);
