@@ -92,6 +92,16 @@ for z in tar tar.gz tar.xz tar.zst tar.bz2; do
 done
 t_end
 
+t_begin "a member over 4 MiB (hashed by a second thread as it is unpacked): its sha256 is sha256sum's, its id readelf's"
+mkdir -p big/usr/bin
+cp "$FIXTURES/kit/cprog" big/usr/bin/big
+head -c $((6 << 20)) /dev/urandom >>big/usr/bin/big # past 4 MiB, id kept
+tar "${tflags[@]}" -caf big.tar.zst -C big .
+expect_exit 0 "${V[@]}" --json big.tar.zst
+expect_match "sha256" "$out" "\"member\": \"usr/bin/big\", \"layer\": null, \"sha256\": \"$(sha256sum big/usr/bin/big | cut -d' ' -f1)\""
+expect_match "id" "$out" "\"build_id\": \"$(readelf_ids big/usr/bin/big)\""
+t_end
+
 t_begin "an OCI image (directory and tar): what the container sees after the whiteouts, each with its layer; the same as the layers applied by tarfile"
 python3 "$TOP/scripts/mkartifacts.py" oci "$FIXTURES" img >/dev/null
 (cd img && tar "${tflags[@]}" -cf ../img.tar .)

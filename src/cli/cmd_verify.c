@@ -433,7 +433,9 @@ static void verify_artifact(const struct cli *cli, int fd,
 		snprintf(r->msg, sizeof(r->msg), "%s: %s",
 			 artifact_kind_name(kind), err);
 	}
-	qsort(r->members, r->nmembers, sizeof(*r->members), by_path);
+	if (r->nmembers > 1)
+		qsort(r->members, r->nmembers, sizeof(*r->members),
+		      by_path);
 	if (!r->outcome && !r->nmembers) {
 		r->outcome = OUT_SKIPPED;
 		snprintf(r->msg, sizeof(r->msg), "a %s without regular files",
