@@ -82,6 +82,39 @@ expect_same_file "the bytes rpm2cpio extracts" "$placed" "$src"
 expect_eq "the symlink to the binary" "$(readlink "D/.build-id/${bin_id:0:2}/${bin_id:2}")" /usr/bin/elf-buildid
 t_end
 
+t_begin "an image directory whose layer unpacks to 1.2 GiB from 5 MB passes (the bomb ratio counts the layers' bytes, not the directory's); ratio=200 refuses it"
+python3 - bigimg <<'EOF'
+import gzip, hashlib, io, json, os, sys, tarfile
+d = sys.argv[1]
+os.makedirs(d + "/blobs/sha256")
+class Zeros(io.RawIOBase):
+    def __init__(self, n): self.n = n
+    def readable(self): return True
+    def readinto(self, b):
+        k = min(len(b), self.n); b[:k] = bytes(k); self.n -= k; return k
+with gzip.GzipFile(d + "/layer", "wb", compresslevel=1, mtime=0) as g:
+    with tarfile.open(fileobj=g, mode="w|") as t:
+        ti = tarfile.TarInfo("data/zeros"); ti.size = 1200 << 20
+        t.addfile(ti, Zeros(ti.size))
+blob = open(d + "/layer", "rb").read(); os.remove(d + "/layer")
+ld = hashlib.sha256(blob).hexdigest()
+open(d + "/blobs/sha256/" + ld, "wb").write(blob)
+man = json.dumps({"schemaVersion": 2, "layers": [{"mediaType":
+      "application/vnd.oci.image.layer.v1.tar+gzip", "digest": "sha256:" + ld,
+      "size": len(blob)}]}).encode()
+md = hashlib.sha256(man).hexdigest()
+open(d + "/blobs/sha256/" + md, "wb").write(man)
+open(d + "/oci-layout", "w").write('{"imageLayoutVersion":"1.0.0"}')
+json.dump({"schemaVersion": 2, "manifests": [{"mediaType":
+           "application/vnd.oci.image.manifest.v1+json", "digest": "sha256:" + md,
+           "size": len(man)}]}, open(d + "/index.json", "w"))
+EOF
+expect_exit 0 "$EBID" verify --perf=off bigimg
+expect_eq "the line" "$out" "SKIP  bigimg:data/zeros  not an ELF file"
+expect_exit 2 "$EBID" verify --perf=off --limit ratio=200 bigimg
+expect_match "ratio=200" "$out" "^ERROR  bigimg  OCI image layout: layer 1/1 sha256:[0-9a-f]{12}: members declare 1258291200 bytes at 'data/zeros', more than 200 times"
+t_end
+
 t_begin "the bad artifacts: each an ERROR, exit 2, one stderr line naming it"
 for f in "$ARTIFACTS"/bad/*; do
 	case ${f##*/} in symlink-bin.tar) continue ;; esac

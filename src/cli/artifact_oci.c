@@ -456,6 +456,12 @@ static int read_layer(struct art *A, struct image *im, const struct desc *d)
 	b = blob_open(A, im, md ? bp : d->digest, md);
 	if (!b)
 		return -1;
+	/*
+	 * A layout directory's own size says nothing of its blobs: the
+	 * decompression-bomb ratio counts the layers' bytes read so far.
+	 */
+	if (im->dirfd >= 0)
+		A->size += b->size;
 	a = art_open(&b->raw, ART_FMT_TAR | ART_FMT_EMPTY, A->err,
 		     sizeof(A->err));
 	ret = a ? art_members(A, a) : -1;
