@@ -57,7 +57,7 @@ $(FUZZ_PPROF_BIN): tests/fuzz/fuzz_pprof.c $(FUZZ_SRCS) $(HEADERS)
 
 # The artifact reader's harness: the library and the reader's own files of
 # src/cli/ (not the command line).
-FUZZ_ARTIFACT_SRCS := src/cli/artifact.c src/cli/artifact_load.c \
+FUZZ_ARTIFACT_SRCS := src/cli/artifact.c src/cli/artifact_load.c src/cli/report.c \
 	src/cli/artifact_oci.c src/cli/json.c
 $(FUZZ_ARTIFACT_BIN): tests/fuzz/fuzz_artifact.c $(FUZZ_SRCS) $(FUZZ_ARTIFACT_SRCS) $(HEADERS)
 	@mkdir -p $(dir $@)

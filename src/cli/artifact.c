@@ -278,23 +278,35 @@ la_ssize_t art_nested_read(struct archive *a, void *ud, const void **out)
 	return (la_ssize_t)n;
 }
 
+la_ssize_t art_stream_next(struct art_stream *s, const void **p)
+{
+	return s->parent ? art_nested_read(NULL, s, p)
+			 : art_range_read(NULL, s, p);
+}
+
 /* Reads what the archive did not, so that a digest covers every byte. */
 int art_stream_drain(struct art_stream *s)
 {
 	const void *p;
 	la_ssize_t n;
 
-	if (s->parent) {
-		while ((n = art_nested_read(s->parent, s, &p)) > 0)
-			;
-		return n < 0 ? -1 : 0;
-	}
-	while (s->off < s->end) {
-		n = art_range_read(NULL, s, &p);
-		if (n <= 0)
-			return n < 0 ? -1 : 0;
-	}
-	return 0;
+	while ((n = art_stream_next(s, &p)) > 0)
+		;
+	return n < 0 ? -1 : 0;
+}
+
+/*
+ * Opens a over s: a member of a parent archive, or a range of a
+ * descriptor (skipped over where no digest needs its bytes).
+ */
+static int stream_open(struct archive *a, struct art_stream *s)
+{
+	if (s->parent)
+		return archive_read_open(a, s, NULL, art_nested_read, NULL);
+	archive_read_set_callback_data(a, s);
+	archive_read_set_read_callback(a, art_range_read);
+	archive_read_set_skip_callback(a, range_skip);
+	return archive_read_open1(a);
 }
 
 struct archive *art_open(struct art_stream *s, enum art_formats f,
@@ -316,14 +328,7 @@ struct archive *art_open(struct art_stream *s, enum art_formats f,
 		archive_read_support_format_ar(a);
 	if (f & ART_FMT_EMPTY)
 		archive_read_support_format_empty(a);
-	if (s->parent) {
-		ret = archive_read_open(a, s, NULL, art_nested_read, NULL);
-	} else {
-		archive_read_set_callback_data(a, s);
-		archive_read_set_read_callback(a, art_range_read);
-		archive_read_set_skip_callback(a, range_skip);
-		ret = archive_read_open1(a);
-	}
+	ret = stream_open(a, s);
 	if (ret != ARCHIVE_OK) {
 		snprintf(err, errlen, "%s",
 			 archive_error_string(a)
@@ -481,7 +486,7 @@ static void art_hardlink(struct art *A, struct result *r, const char *target,
 	    !art_set_has(names, name)) {
 		r->status = EXIT_FILE;
 		r->outcome = OUT_FAILED;
-		if (!why[0] || art_set_has(names, name))
+		if (!why[0]) /* a name in normal form, of no member before */
 			snprintf(why, sizeof(why),
 				 "'%.200s', which is no regular member before it",
 				 target);
@@ -603,12 +608,7 @@ static int layered_open(struct art *A, struct art_stream *src,
 	archive_read_support_filter_all(l->raw);
 	archive_read_support_format_raw(l->raw);
 	archive_read_support_format_empty(l->raw);
-	if (src->parent)
-		ret = archive_read_open(l->raw, src, NULL, art_nested_read,
-					NULL);
-	else
-		ret = archive_read_open(l->raw, src, NULL, art_range_read,
-					NULL);
+	ret = stream_open(l->raw, src);
 	if (ret == ARCHIVE_OK)
 		ret = archive_read_next_header(l->raw, &ent);
 	if (ret == ARCHIVE_EOF && (f & ART_FMT_EMPTY))
@@ -636,8 +636,8 @@ static int gzip_trailer(struct art *A, const struct layered *l,
 	uint32_t crc = t[0] | t[1] << 8 | t[2] << 16 | (uint32_t)t[3] << 24;
 	uint32_t len = t[4] | t[5] << 8 | t[6] << 16 | (uint32_t)t[7] << 24;
 
-	if (archive_filter_code(l->raw, 0) != ARCHIVE_FILTER_GZIP ||
-	    src->nread < 18 || len != (uint32_t)l->mid->nread ||
+	if (!l->mid->crc_on || src->nread < 18 ||
+	    len != (uint32_t)l->mid->nread ||
 	    crc == l->mid->crc)
 		return 0;
 	return art_fail(A, "the gzip stream's CRC-32 is %08x, its data's %08x: corrupt data",

@@ -70,6 +70,8 @@ struct archive *art_open(struct art_stream *s, enum art_formats f, char *err,
 			 size_t errlen);
 int art_stream_drain(struct art_stream *s);
 #ifndef EBID_STATIC
+/* The next bytes of s (digested and counted): how many, 0 at its end. */
+la_ssize_t art_stream_next(struct art_stream *s, const void **p);
 /* libarchive's read callbacks over a range of a descriptor, a member. */
 la_ssize_t art_range_read(struct archive *a, void *ud, const void **out);
 la_ssize_t art_nested_read(struct archive *a, void *ud, const void **out);

@@ -255,7 +255,6 @@ static const EVP_MD *digest_path(const char *digest, char *path, size_t len)
 {
 	const char *colon = digest ? strchr(digest, ':') : NULL;
 	const EVP_MD *md = NULL;
-	size_t hn, i;
 
 	if (!colon)
 		return NULL;
@@ -263,12 +262,9 @@ static const EVP_MD *digest_path(const char *digest, char *path, size_t len)
 		md = EVP_sha256();
 	else if (colon - digest == 6 && !strncmp(digest, "sha512", 6))
 		md = EVP_sha512();
-	hn = strlen(colon + 1);
-	if (!md || hn != 2 * (size_t)EVP_MD_get_size(md))
+	if (!md || !is_hex(colon + 1, 2 * (size_t)EVP_MD_get_size(md),
+			   2 * (size_t)EVP_MD_get_size(md)))
 		return NULL;
-	for (i = 0; i < hn; i++)
-		if (!strchr("0123456789abcdef", colon[1 + i]))
-			return NULL;
 	snprintf(path, len, "blobs/%.*s/%s", (int)(colon - digest), digest,
 		 colon + 1);
 	return md;
@@ -366,7 +362,7 @@ static int blob_check(struct art *A, struct blob *b, const char *digest,
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	char hexd[2 * EVP_MAX_MD_SIZE + 1];
-	unsigned n = 0, i;
+	unsigned n = 0;
 
 	if (art_stream_drain(&b->raw))
 		return art_fail(A, "blob '%.100s' cannot be read to its end",
@@ -374,8 +370,7 @@ static int blob_check(struct art *A, struct blob *b, const char *digest,
 	if (!b->raw.md)
 		return 0;
 	EVP_DigestFinal_ex(b->raw.md, md, &n);
-	for (i = 0; i < n; i++)
-		snprintf(hexd + 2 * i, 3, "%02x", md[i]);
+	ebid_hex(hexd, md, n);
 	if (strcmp(hexd, strchr(digest, ':') + 1))
 		return art_fail(A, "blob '%.100s' does not match its digest (its bytes hash to %.16s...)",
 				digest, hexd);
@@ -394,7 +389,8 @@ static char *slurp(struct art *A, struct image *im, const char *path,
 	const EVP_MD *md = digest ? digest_path(digest, bp, sizeof(bp)) : NULL;
 	struct blob *b;
 	char *text = NULL;
-	la_ssize_t n;
+	const void *p;
+	la_ssize_t n = 0;
 
 	if (!digest && !path) {
 		art_fail(A, "a descriptor has no digest");
@@ -412,22 +408,15 @@ static char *slurp(struct art *A, struct image *im, const char *path,
 		art_fail(A, "'%.200s' is larger than %u MiB", digest ? bp : path,
 			 JSON_MAX >> 20);
 	} else if ((text = malloc(b->size + 1))) {
-		for (*len = 0; *len < b->size; *len += (size_t)n) {
-			n = b->raw.parent ? archive_read_data(b->raw.parent,
-							      text + *len,
-							      b->size - *len)
-					  : pread(b->fd, text + *len,
-						  b->size - *len, (off_t)*len);
-			if (n <= 0)
-				break;
-		}
-		if (*len != b->size)
-			art_fail(A, "'%.200s' cannot be read", path);
-		if (md)
-			EVP_DigestUpdate(b->raw.md, text, *len);
-		b->raw.nread = *len;
-		b->raw.off = b->raw.end; /* all read: nothing left to drain */
-		if (!A->err[0] && digest)
+		/* Through the stream, which digests and counts what it reads. */
+		for (*len = 0; (n = art_stream_next(&b->raw, &p)) > 0 &&
+			       (size_t)n <= b->size - *len;
+		     *len += (size_t)n)
+			memcpy(text + *len, p, (size_t)n);
+		if (n || *len != b->size)
+			art_fail(A, "'%.200s' cannot be read",
+				 digest ? bp : path);
+		else if (digest)
 			blob_check(A, b, digest, NULL);
 	}
 	blob_close(b);

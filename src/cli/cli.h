@@ -168,6 +168,9 @@ void entry_error(struct result *r, const struct ebid_walk_entry *e);
  */
 int open_entry(const struct cli *cli, const struct ebid_walk_entry *e,
 	       struct stat *st, char *err, size_t errlen);
+/* The same for a path named on the command line (followed as given). */
+int open_named(const struct cli *cli, const char *path, struct stat *st,
+	       char *err, size_t errlen);
 
 /*
  * A manifest written by inject --manifest (manifest.c), as verify reads it
@@ -224,6 +227,8 @@ int cmd_running(const struct cli *cli, const struct ebid_places *pl);
 FILE *report_open(const char *path, const char *what, char **tmp);
 int report_close(FILE *f, const char *path, const char *what, char *tmp);
 void json_str(FILE *f, const char *s);
+/* s is min to max (an even number of) lower-case hex digits. */
+bool is_hex(const char *s, size_t min, size_t max);
 void xml_str(FILE *f, const char *s);
 void om_str(FILE *f, const char *s);
 void fill_elf_facts(struct result *r, const struct ebid_elf *elf);

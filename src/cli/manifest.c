@@ -59,18 +59,6 @@ static int entry_member(struct json *ps, const char *key, void *ctx)
 	return json_value(ps, NULL, NULL);
 }
 
-static bool is_hex(const char *s, size_t min, size_t max)
-{
-	size_t n = strlen(s), i;
-
-	if (n < min || n > max || n % 2)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!strchr("0123456789abcdef", s[i]))
-			return false;
-	return true;
-}
-
 static void lower(char *s)
 {
 	for (; s && *s; s++)

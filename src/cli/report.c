@@ -200,3 +200,15 @@ const char *outcome_word(enum outcome o)
 
 	return words[o];
 }
+
+bool is_hex(const char *s, size_t min, size_t max)
+{
+	size_t n = strlen(s), i;
+
+	if (n < min || n > max || n % 2)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!strchr("0123456789abcdef", s[i]))
+			return false;
+	return true;
+}
