@@ -94,17 +94,11 @@ static int open_debug(struct linking *k)
 	char link_name[PATH_MAX] = "";
 	struct ebid_elf d;
 	struct stat dst;
-	struct ebid_at at;
 	int dfd = -1, ret;
 
 	if (cli->debug_file) {
-		if (ebid_at_named(&at, cli->debug_file, true, k->err,
-				  sizeof(k->err)))
-			return -1;
-		dfd = ebid_open_locked(&at, O_RDONLY, false,
-				       cli->lock_timeout_ms, &dst, k->err,
-				       sizeof(k->err));
-		ebid_at_release(&at);
+		dfd = open_named(cli, cli->debug_file, &dst, k->err,
+				 sizeof(k->err));
 		if (dfd < 0)
 			return -1;
 	} else if (ebid_elf_debuglink(&k->elf, k->fd, link_name,

@@ -10,28 +10,6 @@
 #include "cli/artifact.h"
 #include "cli/cli.h"
 
-/* Reads the layout of path under its shared lock. */
-static int show_open(const struct cli *cli, struct ebid_elf *elf,
-		     const char *path, char *err, size_t errlen)
-{
-	struct ebid_at at;
-	struct stat st;
-	int fd, ret;
-
-	memset(elf, 0, sizeof(*elf));
-	ret = ebid_at_named(&at, path, true, err, errlen);
-	if (ret)
-		return ret;
-	fd = ebid_open_locked(&at, O_RDONLY, false, cli->lock_timeout_ms, &st,
-			      err, errlen);
-	ebid_at_release(&at);
-	if (fd < 0)
-		return fd;
-	ret = ebid_elf_open_fd(elf, fd, err, errlen);
-	close(fd);
-	return ret;
-}
-
 /* What show prints of one program. */
 static void show_print(const char *path, const struct ebid_elf *e)
 {
@@ -112,29 +90,15 @@ static void show_member(const struct cli *cli, int fd, struct result *r,
 	ebid_elf_release(&elf);
 }
 
-/* show of an artifact: -1 when path is none (show it as a file). */
-static int show_artifact(const struct cli *cli, const char *path)
+/* show of the artifact of kind k open at fd: its ELF members. */
+static int show_artifact(const struct cli *cli, int fd, enum artifact_kind k,
+			 const char *path)
 {
 	struct result r = { 0 };
-	struct ebid_at at;
-	struct stat st;
-	enum artifact_kind k;
 	char err[EBID_ERRLEN];
-	int fd, status = EXIT_OK;
+	int status = EXIT_OK;
 	size_t i;
 
-	if (cli->artifacts == ARTIFACTS_OFF ||
-	    ebid_at_named(&at, path, true, err, sizeof(err)))
-		return -1;
-	fd = ebid_open_locked(&at, O_RDONLY, false, cli->lock_timeout_ms, &st,
-			      err, sizeof(err));
-	ebid_at_release(&at);
-	k = fd < 0 ? ART_NONE : artifact_sniff(fd, &st);
-	if (k == ART_NONE) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
 	if (artifact_read(cli, fd, k, path, &r, show_member, NULL, err,
 			  sizeof(err))) {
 		fprintf(stderr, "%s: '%s': show: %s: %s\n", progname, path,
@@ -150,8 +114,38 @@ static int show_artifact(const struct cli *cli, const char *path)
 		free((char *)r.members[i].path);
 	}
 	free(r.members);
-	close(fd);
 	return status;
+}
+
+/*
+ * One named file, read through one descriptor under its shared lock: a
+ * program shown, or, when it is no ELF file, an artifact's members.
+ */
+static int show_one(const struct cli *cli, const char *path)
+{
+	struct ebid_elf elf;
+	struct stat st;
+	enum artifact_kind k = ART_NONE;
+	char err[EBID_ERRLEN];
+	int fd, ret;
+
+	memset(&elf, 0, sizeof(elf));
+	fd = open_named(cli, path, &st, err, sizeof(err));
+	ret = fd < 0 ? fd : ebid_elf_open_fd(&elf, fd, err, sizeof(err));
+	if (ret == -EBID_ENOTELF && cli->artifacts != ARTIFACTS_OFF)
+		k = artifact_sniff(fd, &st);
+	if (k != ART_NONE) {
+		ret = show_artifact(cli, fd, k, path);
+	} else if (ret) {
+		fprintf(stderr, "%s: '%s': show: %s\n", progname, path, err);
+		ret = EXIT_FILE;
+	} else if (!cli->quiet) {
+		show_print(path, &elf);
+	}
+	ebid_elf_release(&elf);
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 int cmd_show(const struct cli *cli, char **args, int nargs)
@@ -159,24 +153,8 @@ int cmd_show(const struct cli *cli, char **args, int nargs)
 	int i, ret, status = EXIT_OK;
 
 	for (i = 0; i < nargs; i++) {
-		struct ebid_elf elf;
-		char err[EBID_ERRLEN];
-		const char *path = args[i];
-
-		ret = show_open(cli, &elf, path, err, sizeof(err));
-		if (ret == -EBID_ENOTELF && (ret = show_artifact(cli, path)) >= 0) {
-			status = ret > status ? ret : status;
-			continue;
-		}
-		if (ret) {
-			fprintf(stderr, "%s: '%s': show: %s\n", progname, path,
-				err);
-			status = EXIT_FILE;
-			continue;
-		}
-		if (!cli->quiet)
-			show_print(path, &elf);
-		ebid_elf_release(&elf);
+		ret = show_one(cli, args[i]);
+		status = ret > status ? ret : status;
 	}
 	return status;
 }

@@ -180,54 +180,63 @@ static void judge(const struct cli *cli, int fd, struct result *r, void *ctx)
 		second_pass(ls, fd, r);
 }
 
-/* Opens a named file read-only under its shared lock. */
-static int link_open_named(const struct cli *cli, const char *path,
-			   struct stat *st, char *err, size_t errlen)
-{
-	struct ebid_at at;
+/* The artifacts named, each open once for both passes. */
+struct named {
 	int fd;
-
-	if (ebid_at_named(&at, path, true, err, errlen))
-		return -1;
-	fd = ebid_open_locked(&at, O_RDONLY, false, cli->lock_timeout_ms, st,
-			      err, errlen);
-	ebid_at_release(&at);
-	return fd;
-}
+	enum artifact_kind kind;
+};
 
 /* One pass over every artifact named. */
-static void pass(struct linkset *ls, char **args, int nargs)
+static void pass(struct linkset *ls, char **args, const struct named *v,
+		 int nargs)
 {
 	int i;
 
 	for (i = 0; i < nargs; i++) {
 		struct result r = { 0 };
 		char err[EBID_ERRLEN];
-		struct stat st;
-		enum artifact_kind k;
 		size_t m;
-		int fd = link_open_named(ls->cli, args[i], &st, err,
-					 sizeof(err));
 
-		k = fd < 0 ? ART_NONE : artifact_sniff(fd, &st);
-		if (fd < 0 || k == ART_NONE) {
-			fprintf(stderr, "%s: '%s': link: %s\n", progname,
-				args[i],
-				fd < 0 ? err
-				       : "not an artifact (name artifacts or files, not both)");
-			ls->status = EXIT_FILE;
-		} else if (artifact_read(ls->cli, fd, k, args[i], &r, judge,
-					 ls, err, sizeof(err))) {
+		if (v[i].kind == ART_NONE)
+			continue; /* open_all() said why */
+		if (artifact_read(ls->cli, v[i].fd, v[i].kind, args[i], &r,
+				  judge, ls, err, sizeof(err))) {
 			fprintf(stderr, "%s: '%s': link: %s: %s\n", progname,
-				args[i], artifact_kind_name(k), err);
+				args[i], artifact_kind_name(v[i].kind), err);
 			ls->status = EXIT_FILE;
 		}
 		for (m = 0; m < r.nmembers; m++)
 			free((char *)r.members[m].path);
 		free(r.members);
-		if (fd >= 0)
-			close(fd);
 	}
+}
+
+/*
+ * Opens every argument under its shared lock, held through both passes,
+ * so that the second reads the inodes the first checked: 0, or EXIT_FILE
+ * when one cannot be opened or is no artifact (said on stderr).
+ */
+static int open_all(const struct cli *cli, char **args, int nargs,
+		    struct named *v)
+{
+	int i, status = 0;
+
+	for (i = 0; i < nargs; i++) {
+		char err[EBID_ERRLEN];
+		struct stat st;
+
+		v[i].fd = open_named(cli, args[i], &st, err, sizeof(err));
+		v[i].kind = v[i].fd < 0 ? ART_NONE
+					: artifact_sniff(v[i].fd, &st);
+		if (v[i].fd < 0 || v[i].kind == ART_NONE) {
+			fprintf(stderr, "%s: '%s': link: %s\n", progname,
+				args[i],
+				v[i].fd < 0 ? err
+					    : "not an artifact (name artifacts or files, not both)");
+			status = EXIT_FILE;
+		}
+	}
+	return status;
 }
 
 /* Each debug file's id must be a binary's of the set. */
@@ -247,15 +256,26 @@ int link_artifacts(const struct cli *cli, char **args, int nargs,
 		   bool *placed)
 {
 	struct linkset ls = { .cli = cli, .pass = 1 };
+	struct named *v = calloc(nargs ? (size_t)nargs : 1, sizeof(*v));
 	size_t i;
+	int k;
 
-	pass(&ls, args, nargs);
+	if (!v) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return EXIT_FILE;
+	}
+	ls.status = open_all(cli, args, nargs, v);
+	pass(&ls, args, v, nargs);
 	check_pairs(&ls);
 	/* Any problem and nothing is placed (the lines above say each). */
 	if (!ls.status) {
 		ls.pass = 2;
-		pass(&ls, args, nargs);
+		pass(&ls, args, v, nargs);
 	}
+	for (k = 0; k < nargs; k++)
+		if (v[k].fd >= 0)
+			close(v[k].fd);
+	free(v);
 	for (i = 0; i < ls.n; i++)
 		free(ls.v[i].path);
 	free(ls.v);
@@ -273,7 +293,7 @@ bool link_any_artifact(const struct cli *cli, char **args, int nargs)
 	if (cli->artifacts == ARTIFACTS_OFF)
 		return false;
 	for (i = 0; i < nargs && !any; i++) {
-		fd = link_open_named(cli, args[i], &st, err, sizeof(err));
+		fd = open_named(cli, args[i], &st, err, sizeof(err));
 		if (fd >= 0) {
 			any = artifact_sniff(fd, &st) != ART_NONE;
 			close(fd);

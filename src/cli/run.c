@@ -108,6 +108,21 @@ int open_entry(const struct cli *cli, const struct ebid_walk_entry *e,
 	return fd;
 }
 
+int open_named(const struct cli *cli, const char *path, struct stat *st,
+	       char *err, size_t errlen)
+{
+	struct ebid_at at;
+	int fd;
+
+	fd = ebid_at_named(&at, path, true, err, errlen);
+	if (fd)
+		return fd;
+	fd = ebid_open_locked(&at, O_RDONLY, false, cli->lock_timeout_ms, st,
+			      err, errlen);
+	ebid_at_release(&at);
+	return fd;
+}
+
 bool print_error_or_skip(const struct cli *cli, const struct result *r)
 {
 	if (r->status) {
