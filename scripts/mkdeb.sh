@@ -40,13 +40,7 @@ version=${VERSION:-$(scripts/version.sh)}
 [[ "$version" =~ ^[0-9][A-Za-z0-9.+~]*$ ]] || die "version '$version' is not a Debian native version"
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 maint=${DEB_MAINTAINER:-elf-buildid maintainers <maintainers@users.noreply.a-seed-7d92e05f.example>}
-if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
-	SOURCE_DATE_EPOCH=$(git log -1 --format=%ct HEAD 2>/dev/null) || SOURCE_DATE_EPOCH=
-	if [ -z "$SOURCE_DATE_EPOCH" ] || [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] ||
-		[ "$(git rev-parse --show-toplevel 2>/dev/null)" != "$top" ]; then
-		SOURCE_DATE_EPOCH=$(stat -c %Y VERSION)
-	fi
-fi
+SOURCE_DATE_EPOCH=$(scripts/version.sh --epoch) || die "scripts/version.sh --epoch failed"
 export SOURCE_DATE_EPOCH
 
 work=$top/build/deb

@@ -3,9 +3,14 @@
 # Prints elf-buildid's version: the one rule, used by the Makefile (the
 # binary's --version, make deb) and by scripts/dist.sh (the tarball).
 #
-# Usage: scripts/version.sh [--head]
+# Usage: scripts/version.sh [--head | --epoch]
 #   --head  the version of the commit HEAD, ignoring uncommitted changes
 #           (what `make dist` packs); refuses outside a git checkout
+#   --epoch the time make deb and make rpm stamp their packages with:
+#           SOURCE_DATE_EPOCH when set; else, in a git checkout of this
+#           directory whose tracked files are HEAD's, HEAD's commit time;
+#           else the mtime of VERSION (a release tarball sets it to the
+#           commit time)
 #
 # The top-level file VERSION holds the release number, for example 0.1.0.
 # In a git checkout of this directory (not merely inside some other
@@ -21,8 +26,9 @@
 # whole string, written there by `make dist`, and is printed as it is.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd -P)
-head_only=0
+head_only=0 epoch=0
 [ "${1:-}" = --head ] && head_only=1
+[ "${1:-}" = --epoch ] && epoch=1
 
 fail() { echo "version.sh: $*" >&2; exit 1; }
 
@@ -31,6 +37,18 @@ if command -v git >/dev/null 2>&1 &&
 	gtop=$(git -C "$top" rev-parse --show-toplevel 2>/dev/null) &&
 	[ "$(cd "$gtop" && pwd -P)" = "$top" ]; then
 	in_git=1
+fi
+
+if [ "$epoch" = 1 ]; then
+	if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+		printf '%s\n' "$SOURCE_DATE_EPOCH"
+	elif [ "$in_git" = 1 ] && t=$(git -C "$top" log -1 --format=%ct HEAD 2>/dev/null) &&
+		[ -n "$t" ] && [ -z "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+		printf '%s\n' "$t"
+	else
+		stat -c %Y "$top/VERSION" || fail "no $top/VERSION"
+	fi
+	exit 0
 fi
 
 if [ "$in_git" = 0 ]; then

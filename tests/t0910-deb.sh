@@ -19,42 +19,17 @@ not_with_sanitizers "make deb in a clone" "make deb builds its own binary in a c
 require_deps ship
 require_fixtures plain
 
-# copy_source DIR: HEAD of $TOP (git clone), or the tree itself when $TOP
-# is an extracted tarball.
-copy_source() {
-	if git -C "$TOP" rev-parse --verify -q HEAD >/dev/null 2>&1; then
-		git clone -q "$TOP" "$1"
-	else
-		mkdir -p "$1" && tar -C "$TOP" --exclude=./build -cf - . | tar -C "$1" -xf -
-	fi
-}
+. "$TOP/tests/ship-lib.sh"
 
 arch=$(dpkg --print-architecture)
 
 t_begin "make deb in a clone, and from its make dist tarball under /tmp (umask 077): the same bytes"
-copy_source "$SCRATCH/a" 2>"$SCRATCH/.cp.err"
-expect_eq "copy a" "$(cat "$SCRATCH/.cp.err")" ""
-expect_exit 0 make -C "$SCRATCH/a" --no-print-directory deb
-V=$(cd "$SCRATCH/a" && scripts/version.sh)
+build_twice deb
 DEB=$SCRATCH/a/build/elf-buildid_${V}_$arch.deb
-expect_true "no $DEB: $out $err" [ -f "$DEB" ]
-# b: the release tarball, outside git (or, from a tarball, a copy).
-ext=$(mktemp -d /tmp/elf-buildid-t0910.XXXXXX)
-trap 'rm -rf "$ext"' EXIT
-if [ -d "$SCRATCH/a/.git" ]; then
-	expect_exit 0 make -C "$SCRATCH/a" --no-print-directory dist
-	tar -xzf "$SCRATCH/a/build/elf-buildid-$V.tar.gz" -C "$ext"
-	b=$ext/elf-buildid-$V
-else
-	b=$ext/b
-	copy_source "$b"
-fi
-(cd "$b" && umask 077 && make --no-print-directory deb) >"$SCRATCH/.b" 2>&1
-st=$?
-expect_eq "make deb in b: $(tail -n 3 "$SCRATCH/.b")" "$st" 0
-expect_same_file "deb from a and from b" "$DEB" "$b/build/elf-buildid_${V}_$arch.deb"
+expect_true "no $DEB" [ -f "$DEB" ]
+expect_same_file "deb from a and from b" "$DEB" "$B/build/elf-buildid_${V}_$arch.deb"
 DHDEB=$SCRATCH/a/build/dh-elf-buildid_${V}_all.deb
-expect_same_file "dh-elf-buildid deb from a and from b" "$DHDEB" "$b/build/dh-elf-buildid_${V}_all.deb"
+expect_same_file "dh-elf-buildid deb from a and from b" "$DHDEB" "$B/build/dh-elf-buildid_${V}_all.deb"
 t_end
 
 t_begin "dpkg-deb -I: name, version, arch, Recommends, and the Depends dpkg-shlibdeps computes"
