@@ -266,6 +266,20 @@ expect_one_error_line() { # FILE
 	t_fail "stderr is not \"elf-buildid: '$1': what failed: cause\": $err"
 }
 
+# kill_at_exit PID...: background processes of the script, killed (and
+# reaped) when it exits, however it ends. The first call sets the EXIT trap.
+_kids=()
+# shellcheck disable=SC2317 # run by the EXIT trap
+_kill_kids() {
+	local p
+	for p in "${_kids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+}
+kill_at_exit() {
+	[ ${#_kids[@]} -gt 0 ] || trap _kill_kids EXIT
+	_kids+=("$@")
+}
+
 # doc_block FILE TAG NAME: FILE's text between "<!-- TAG:NAME begin -->" and
 # its end marker, without the ``` fence lines: a page's example, run as the
 # page shows it. Exit 1 when the markers are not there.

@@ -24,15 +24,6 @@ OM=$TOP/tests/openmetrics.py
 DOC=$TOP/docs/prometheus.md
 unset EBID_NO_PROCMAP_QUERY
 
-kids=()
-# shellcheck disable=SC2317 # run by the EXIT trap
-stop_kids() {
-	local p
-	for p in "${kids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-}
-trap stop_kids EXIT
-
 # block NAME: the page's prom-test block NAME (lib.sh's doc_block).
 block() { doc_block "$DOC" prom-test "$1"; }
 
@@ -197,7 +188,7 @@ start() {
 	local n
 	"$@" &
 	pid=$!
-	kids+=("$pid")
+	kill_at_exit "$pid"
 	for n in $(seq 100); do
 		grep -qF "$1" "/proc/$pid/maps" 2>/dev/null && return 0
 		sleep 0.05
@@ -267,7 +258,7 @@ serve() {
 	prometheus-node-exporter --collector.disable-defaults --collector.textfile \
 		--collector.textfile.directory="$1" --web.listen-address="127.0.0.1:$port" \
 		>"$SCRATCH/node.log" 2>&1 &
-	kids+=("$!")
+	kill_at_exit "$!"
 	for n in $(seq 100); do
 		curl -sf "http://127.0.0.1:$port/metrics" >"$SCRATCH/metrics.txt" 2>/dev/null && break
 		sleep 0.05

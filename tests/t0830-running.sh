@@ -22,15 +22,6 @@ unset DEBUGINFOD_URLS EBID_NO_PROCMAP_QUERY
 mkdir -p "$HOME"
 export CGO_ENABLED=0 GOFLAGS=-trimpath GOPROXY=off GO111MODULE=off GOWORK=off
 
-kids=()
-# shellcheck disable=SC2317 # run by the EXIT trap
-stop_kids() {
-	local p
-	for p in "${kids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-}
-trap stop_kids EXIT
-
 # build VERSION OUT [LDFLAGS]: a fixture program.
 build() {
 	(cd "$TOP/fixtures/running/$1" &&
@@ -43,7 +34,7 @@ start() {
 	local log=$SCRATCH/.start.$RANDOM n
 	"$@" >"$log" 2>&1 &
 	pid=$!
-	kids+=("$pid")
+	kill_at_exit "$pid"
 	for n in $(seq 100); do
 		[ -s "$log" ] && return 0
 		sleep 0.05
@@ -100,14 +91,14 @@ record_start() {
 		sh -c '"$0" "$@" & echo $! >"$PIDFILE"; wait' "$@" \
 		>"$SCRATCH/.perf.out" 2>&1 &
 	perf_pid=$!
-	kids+=("$perf_pid")
+	kill_at_exit "$perf_pid"
 	pid=
 	for n in $(seq 100); do
 		[ -s "$SCRATCH/.pid" ] && pid=$(cat "$SCRATCH/.pid")
 		[ -n "$pid" ] && [ -s "$SCRATCH/.perf.out" ] && break
 		sleep 0.05
 	done
-	kids+=("$pid")
+	kill_at_exit "$pid"
 	[ -n "$pid" ] || t_fail "perf record $*: no process: $(head -c 300 "$SCRATCH/.perf.out")"
 }
 record_stop() {
@@ -354,7 +345,7 @@ t_begin "every process, while processes start, exec and exit: no crash, no error
 	wait
 ) &
 churn=$!
-kids+=("$churn")
+kill_at_exit "$churn"
 for n in 1 2 3 4 5; do
 	run "$EBID" audit --running --json
 	t_check
@@ -379,7 +370,7 @@ while time.time() < end:
     i += 1
 ' "$SCRATCH/v1.bin" "$d/app" >"$SCRATCH/.mapper" 2>&1 &
 mapper=$!
-kids+=("$mapper")
+kill_at_exit "$mapper"
 for n in $(seq 50); do [ -s "$SCRATCH/.mapper" ] && break; sleep 0.05; done
 seen=
 named=0
