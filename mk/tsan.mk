@@ -17,6 +17,7 @@ TSAN_TESTS := tests/t0460-artifacts.sh \
 	tests/t0520-kit-package-hook.sh tests/t0540-install-tree.sh \
 	tests/t0630-fault-injection.sh tests/t0631-fault-injection-moves.sh \
 	tests/t0640-kill.sh \
+	tests/t0178-unique-history.sh \
 	tests/t0700-concurrency.sh tests/t0710-hostile-tree.sh \
 	build/tsan/unit/test_at
 

@@ -228,6 +228,26 @@ else
 fi
 t_end
 
+t_begin "(b) --against-debuginfod, -j4 over eight files with one id: the server is asked once, every file gets its answer"
+if [ "$srv_up" = 1 ]; then
+	many=$SCRATCH/many
+	mkdir -p "$many"
+	for k in 1 2 3 4; do
+		cp "$rel2/bin/hello" "$many/plain$k"
+		tar -C "$rel2" -czf "$many/packed$k.tar.gz" bin/hello
+	done
+	before=$(wc -l < "$SCRATCH/srv.log")
+	against_srv cache-many -j4 "$many"/*
+	expect_eq "exit status ($err)" "$rc" 1
+	asked=$(tail -n +"$((before + 1))" "$SCRATCH/srv.log" | grep -c "GET /buildid/$id1/executable " || true)
+	expect_eq "requests for the id in the server's log" "$asked" 1
+	named=$(printf '%s\n' "$out" | grep -c "^FAIL  .*debuginfod serves this id for another file: $(re_quote "$srv_url/buildid/$id1/executable") " || true)
+	expect_eq "FAIL lines naming the server's URL" "$named" 8
+else
+	t_fail "no server (block above)"
+fi
+t_end
+
 # block NAME: docs/ci.md's ci-test block NAME (lib.sh's doc_block).
 block() { doc_block "$TOP/docs/ci.md" ci-test "$1"; }
 

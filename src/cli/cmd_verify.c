@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -237,6 +238,84 @@ static bool same_content(const struct cli *cli, int fd,
 }
 
 /*
+ * debuginfod's answer for one id, asked once per run: the workers judge
+ * files at once, and two files with one id (the collision this check
+ * looks for) would otherwise race, one asking the server and the other
+ * finding libdebuginfod's cache filled meanwhile, each told a different
+ * story. The first to ask asks; the others wait for its answer.
+ */
+struct asked {
+	unsigned char id[EBID_MAX_ID];
+	size_t id_len;
+	bool done;
+	int ret;                /* 0, -ENOENT or another error */
+	char err[EBID_ERRLEN];
+	struct ebid_served sv;  /* sv.fd kept open until the run ends */
+	char sha[65];           /* the served file's SHA-256, "" if unread */
+	struct asked *next;
+};
+
+static pthread_mutex_t asked_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t asked_cond = PTHREAD_COND_INITIALIZER;
+static struct asked *asked_list;
+
+static const struct asked *ask_debuginfod(const struct cli *cli,
+					  const unsigned char *id,
+					  size_t id_len)
+{
+	struct asked *a;
+
+	pthread_mutex_lock(&asked_lock);
+	for (a = asked_list; a; a = a->next)
+		if (a->id_len == id_len && !memcmp(a->id, id, id_len))
+			break;
+	if (a) {
+		while (!a->done)
+			pthread_cond_wait(&asked_cond, &asked_lock);
+		pthread_mutex_unlock(&asked_lock);
+		return a;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		pthread_mutex_unlock(&asked_lock);
+		return NULL;
+	}
+	memcpy(a->id, id, id_len);
+	a->id_len = id_len;
+	a->sv.fd = -1;
+	a->next = asked_list;
+	asked_list = a;
+	pthread_mutex_unlock(&asked_lock);
+
+	a->ret = ebid_debuginfod_executable(id, id_len,
+					    cli->debuginfod_timeout_ms, &a->sv,
+					    a->err, sizeof(a->err));
+	if (!a->ret && ebid_sha256_fd(a->sv.fd, a->sha, a->err,
+				      sizeof(a->err)))
+		a->sha[0] = '\0';
+
+	pthread_mutex_lock(&asked_lock);
+	a->done = true;
+	pthread_cond_broadcast(&asked_cond);
+	pthread_mutex_unlock(&asked_lock);
+	return a;
+}
+
+/* After the workers: every answer's file closed, the list freed. */
+static void asked_free(void)
+{
+	struct asked *a, *next;
+
+	for (a = asked_list; a; a = next) {
+		next = a->next;
+		if (a->sv.fd >= 0)
+			close(a->sv.fd);
+		free(a);
+	}
+	asked_list = NULL;
+}
+
+/*
  * What the servers in DEBUGINFOD_URLS serve with r's id: nothing (404
  * from all), this file (byte for byte, or the same content hash), another
  * file, or no answer (an ERROR: the check could not be made).
@@ -244,36 +323,36 @@ static bool same_content(const struct cli *cli, int fd,
 static void hist_debuginfod(const struct cli *cli, struct result *r, int fd,
 			    const struct ebid_elf *elf, char sha[65])
 {
-	char err[EBID_ERRLEN], theirs[65];
+	char err[EBID_ERRLEN];
 	const char *urls = getenv("DEBUGINFOD_URLS");
-	struct ebid_served sv;
+	const struct asked *a;
 	const char *from;
-	int ret;
 
-	ret = ebid_debuginfod_executable(elf->gnu.desc, elf->gnu.desc_len,
-					 cli->debuginfod_timeout_ms, &sv, err,
-					 sizeof(err));
-	if (ret == -ENOENT)
+	a = ask_debuginfod(cli, elf->gnu.desc, elf->gnu.desc_len);
+	if (!a) {
+		hist_set(r, HIST_ERROR, "debuginfod could not be asked: out of memory");
 		return;
-	if (ret) {
+	}
+	if (a->ret == -ENOENT)
+		return;
+	if (a->ret) {
 		/* libdebuginfod does not say which server failed: name them all. */
 		hist_set(r, HIST_ERROR,
 			 "debuginfod could not be asked: %.150s (DEBUGINFOD_URLS=%.120s)",
-			 err, urls ? urls : "");
+			 a->err, urls ? urls : "");
 		return;
 	}
-	from = sv.url[0] ? sv.url : "libdebuginfod's cache";
+	from = a->sv.url[0] ? a->sv.url : "libdebuginfod's cache";
 	if (!sha[0] && ebid_sha256_fd(fd, sha, err, sizeof(err))) {
 		hist_set(r, HIST_ERROR,
 			 "cannot hash the file to compare it with what debuginfod serves: %.150s",
 			 err);
-	} else if (!ebid_sha256_fd(sv.fd, theirs, err, sizeof(err)) &&
-		   !strcmp(theirs, sha)) {
+	} else if (a->sha[0] && !strcmp(a->sha, sha)) {
 		if (r->hist == HIST_NEW)
 			hist_set(r, HIST_SAME,
 				 "released before as this very file (debuginfod serves the same bytes from %.200s)",
 				 from);
-	} else if (same_content(cli, fd, elf, sv.fd)) {
+	} else if (same_content(cli, fd, elf, a->sv.fd)) {
 		if (r->hist == HIST_NEW)
 			hist_set(r, HIST_SAME,
 				 "released before as this file (debuginfod serves one with the same content hash from %.200s)",
@@ -281,9 +360,8 @@ static void hist_debuginfod(const struct cli *cli, struct result *r, int fd,
 	} else {
 		hist_set(r, HIST_OTHER,
 			 "debuginfod serves this id for another file: %.150s (cached as %.150s)",
-			 from, sv.path);
+			 from, a->sv.path);
 	}
-	close(sv.fd);
 }
 
 /* --against-manifest, --against-debuginfod: asked per file, judged later. */
@@ -815,6 +893,7 @@ int cmd_verify(const struct cli *cli, char **args, int nargs)
 	}
 	c.manifests = ms;
 	status = cli_run(&c, args, nargs, verify_work, NULL, &v, &n);
+	asked_free();
 	if (flatten(&v, &n)) {
 		fprintf(stderr, "%s: out of memory\n", progname);
 		cli_results_free(v, n);
