@@ -207,6 +207,14 @@ const struct manifest_entry *manifest_find(const struct manifest *m,
 int cmd_job(const struct cli *cli, char **args, int nargs);
 int cmd_show(const struct cli *cli, char **args, int nargs);
 int cmd_verify(const struct cli *cli, char **args, int nargs);
+/*
+ * verify_history.c: r's id against the earlier releases (cli's manifests,
+ * DEBUGINFOD_URLS), which sets r->hist; verify_history_end() after the
+ * workers frees what the run asked debuginfod.
+ */
+void verify_history(const struct cli *cli, struct result *r, int fd,
+		    const struct ebid_elf *elf);
+void verify_history_end(void);
 int cmd_link(const struct cli *cli, char **args, int nargs);
 int cmd_audit(const struct cli *cli, char **args, int nargs);
 /*
