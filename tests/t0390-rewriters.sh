@@ -31,7 +31,7 @@ need_shapes c-gcc-bfd-nopie-nobuildid c-gcc-bfd-nopie-buildid \
 	c-gcc-gold-shlib-nobuildid c-gcc-gold-shlib-buildid \
 	c-gcc-lld-pie-nobuildid c-gcc-lld-pie-buildid \
 	c-clang-mold-shlib-nobuildid c-clang-mold-shlib-buildid \
-	go-amd64 go-amd64-bid gonow-amd64
+	go-amd64 go-amd64-bid gonow-amd64 c-clang-mold-nopie-nobuildid
 t_begin "the matrix's loader is there (build-matrix.sh builds it with the C shapes)"
 expect_true "no $matrix/loader" test -x "$matrix/loader"
 t_end
@@ -122,6 +122,29 @@ PY
 expect_exit 0 python3 "$SCRATCH/bss.py" "$pe-bss"
 expect_exit 2 "$EBID" inject --dry-run "$pe-bss"
 expect_match "refusal" "$err" 'no note can move: the first PT_LOAD runs past the first page'
+t_end
+
+# mold's non-PIE after patchelf: the ABI tag under a PT_NOTE of p_align 8
+# (patchelf's), zero bytes only behind mold's .relro_padding. move-note
+# takes it and lowers that p_align to 4; the self-check refuses an output
+# that kept 8 (seen once with the lowering taken out) and each tampered one.
+t_begin "inject after patchelf on a mold non-PIE: move-note under patchelf's 8-aligned PT_NOTE, which becomes 4-aligned"
+pm=$SCRATCH/pe-mold
+cp "$matrix/c-clang-mold-nopie-nobuildid" "$pm"
+expect_exit 0 patchelf --set-rpath /opt/x "$pm"
+abi_pt() { readelf -lW "$1" | awk '$1 == "NOTE" { print $2, $NF }' | sort; }
+abi_off=$(readelf -SW "$pm" | sed -n 's/.*\.note\.ABI-tag *NOTE *[0-9a-f]* \([0-9a-f]*\) .*/\1/p')
+expect_match "patchelf's PT_NOTE over the ABI tag (at 0x$abi_off)" "$(abi_pt "$pm")" "^0x0*${abi_off#"${abi_off%%[1-9a-f]*}"} 0x8\$"
+expect_exit 0 "$EBID" inject --dry-run "$pm"
+expect_match "plan" "$(head -n 1 <<<"$out")" ': add-note,fill,add-section-name,move-note$'
+expect_exit 0 "$EBID_BUILD/unit/test_plan" --file "$pm" add-note,fill,add-section-name,move-note
+expect_eq "failed cases" "$(grep -c '^not ok' <<<"$out")" 0
+expect_exit 0 "$EBID" inject "$pm"
+id=$(readelf -n "$pm" | awk '/Build ID/ { print $3 }')
+expect_match "readelf's id" "$id" '^[0-9a-f]{40}$'
+expect_eq "the kernel's reader (tests/ebid.py)" "$(python3 "$TOP/tests/ebid.py" kernel "$pm" | awk '{ print $1 }')" "$id"
+expect_match "the retargeted PT_NOTE holds both notes, 4-aligned" "$(readelf -lW "$pm" | awk '$1 == "NOTE" && $6 == "0x000044" { print $NF }')" '^0x4$'
+expect_exit 0 "$pm"
 t_end
 
 # rewriters_judged TSV...: every row against tests/rewriters-known.tsv.

@@ -221,13 +221,41 @@ static int head_rule(struct planner *p, struct head_move *h,
 	return ret;
 }
 
+/*
+ * Where the note goes in front for patchelf (p->note_early: a non-PIE
+ * program, rewriteSectionsExecutable()), the run takes every dynamic
+ * table that follows, not only as many as free the bytes: then the
+ * section after the note, in file order, is .interp at its new place or
+ * code, so patchelf --set-interpreter rewrites just the note and .interp
+ * in front, as on a linker's output. Moving only .interp and the notes
+ * left the tables between, and patchelf, rewriting every section up to
+ * .dynstr, ran out of room and shifted the file a page, mapping a new
+ * first page read-write (docs/rewriters.md). A refusal of the longer run
+ * (a table no DT_ entry names once, say) falls back to the shorter one.
+ */
+static int head_rule_for(struct planner *p, struct head_move *h,
+			 struct moved_range *range, struct refusal *r)
+{
+	int ret;
+
+	if (p->note_early) {
+		h->all_tables = true;
+		ret = head_rule(p, h, range, r);
+		if (ret != PLAN_REFUSED)
+			return ret;
+		*h = (struct head_move){ 0 };
+		memset(r, 0, sizeof(*r));
+	}
+	return head_rule(p, h, range, r);
+}
+
 int strategy_move_head(struct planner *p, struct refusal *r)
 {
 	struct head_move h = { 0 };
 	struct moved_range range;
 	int ret;
 
-	ret = head_rule(p, &h, &range, r);
+	ret = head_rule_for(p, &h, &range, r);
 	if (!ret)
 		ret = head_apply(p, &h, &range);
 	if (ret)

@@ -93,6 +93,19 @@ static bool shared_pt(const struct planner *p, size_t i)
 	return false;
 }
 
+/*
+ * A PT_NOTE of p_align 8 over notes that read the same walked by 4 bytes
+ * as by 8 (a multiple of 8 long, at an offset that is: the ABI tag's 32
+ * bytes) holds 4-aligned notes. patchelf's rewrite gives mold's
+ * .note.ABI-tag (sh_addralign 4) such a PT_NOTE; move-note lowers its
+ * p_align to 4 when it adds the new note behind (note_apply()).
+ */
+static bool reads_as_4(const struct ebid_phdr *ph)
+{
+	return ph->align <= 4 ||
+	       (ph->align == 8 && ph->filesz % 8 == 0 && ph->offset % 8 == 0);
+}
+
 /* A 4-aligned note alone under its own PT_NOTE, in the first PT_LOAD. */
 static void find_lone_note(const struct planner *p, struct note_move *n)
 {
@@ -102,7 +115,7 @@ static void find_lone_note(const struct planner *p, struct note_move *n)
 	for (i = 0; i < p->phnum && !n->m; i++) {
 		const struct ebid_phdr *ph = &p->phdrs[i];
 
-		if (ph->type != PT_NOTE || ph->align > 4 ||
+		if (ph->type != PT_NOTE || !reads_as_4(ph) ||
 		    ph->filesz != ph->memsz || !ph->filesz || ph->offset % 4 ||
 		    ph->offset > load->filesz ||
 		    ph->filesz > load->filesz - ph->offset ||
@@ -270,6 +283,9 @@ static int note_apply(struct planner *p, const struct note_move *n,
 	pt->vaddr = load->vaddr + n->to;
 	pt->paddr = load->paddr + n->to;
 	pt->filesz = pt->memsz = n->size + ebid_gnu_note_size(p->desc_len);
+	/* The new note is 4-aligned (find_lone_note()). */
+	if (pt->align > 4)
+		pt->align = 4;
 	if (n->inside) {
 		planner_mark(p, n->to, n->end - n->to, B_CLAIMED);
 	} else {

@@ -216,6 +216,8 @@ struct head_move {
 					 * (new-load) */
 	bool note_early;                /* the freed bytes take the note too
 					 * (core.c, prefer_early_note()) */
+	bool all_tables;                /* every dynamic table that follows
+					 * joins the run (move_head.c) */
 };
 
 /*

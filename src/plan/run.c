@@ -32,7 +32,8 @@ static bool in_section(const struct ebid_elf *elf, uint64_t j)
  * too close to its end), or where patchelf would leave it behind there
  * (h->note_early), the freed bytes must take the note too, so tables
  * join until they take both. new-load's freed bytes take two program
- * headers and always the note.
+ * headers and always the note. With h->all_tables every table that
+ * follows joins.
  */
 static bool head_wants_table(const struct planner *p,
 			     const struct head_move *h, uint64_t off)
@@ -40,7 +41,7 @@ static bool head_wants_table(const struct planner *p,
 	uint64_t len = ebid_gnu_note_size(p->desc_len);
 	uint64_t ent = ebid_phent(p->elf->elfclass) * h->nph;
 
-	if (off - h->phend < ent)
+	if (h->all_tables || off - h->phend < ent)
 		return true;
 	return (h->past_page || h->note_early ||
 		h->load->filesz + len > EBID_PAGE) &&
