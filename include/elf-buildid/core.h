@@ -288,6 +288,20 @@ struct ebid_patch {
 };
 
 /*
+ * A run of the input's bytes that a plan moved: the bytes [from, from +
+ * size) of the input are at the output's offset from + off_delta, and the
+ * addresses the input's PT_LOAD gave them moved by addr_delta.
+ */
+struct ebid_run {
+	uint64_t from, size;
+	int64_t off_delta, addr_delta;
+};
+
+#define EBID_RUNS_MAX 2         /* runs a plan may move */
+#define EBID_PH_ADDED_MAX 2     /* program headers a plan may add */
+#define EBID_PH_CHANGED_MAX 8   /* input program headers it may change */
+
+/*
  * A plan: byte patches over the input, bytes appended at its end, and the
  * descriptor range that the id fills. Patches are sorted and disjoint.
  */
@@ -329,6 +343,27 @@ struct ebid_plan {
 	 * input from ins_at on follows them. Patch offsets are the output's.
 	 */
 	uint64_t ins_at, ins_len;
+	/*
+	 * What the plan did to the file's layout, as data (docs/hacking.md,
+	 * "A plan is data"): the row of the placement table that placed the
+	 * note or made it visible ("move-head", "repair-coverage"; NULL when
+	 * no placement ran), the program headers it added (their indices in
+	 * the output, ascending), the sections it added, the runs it moved.
+	 * The self-check, emit, check and the reference fixing read these,
+	 * not the action bits.
+	 */
+	const char *placed_by;
+	size_t added_ph[EBID_PH_ADDED_MAX], nadded_ph;
+	size_t nadded_sh;
+	struct ebid_run runs[EBID_RUNS_MAX];
+	size_t nruns;
+	/*
+	 * The input's program headers that the plan changed in place beyond
+	 * what the runs and the gap explain (a PT_NOTE grown or retargeted,
+	 * the PT_LOAD grown, PT_PHDR grown over a new header), which the
+	 * checks of what changed them look at.
+	 */
+	size_t changed_ph[EBID_PH_CHANGED_MAX], nchanged_ph;
 	/*
 	 * The section headers were put in file order, as linkers write them
 	 * (plan/order.c): input section i (and the new one, i == shmap_n - 1)

@@ -370,6 +370,37 @@ void planner_insert_gap(struct planner *p, uint64_t at, uint64_t ins)
 	}
 }
 
+int planner_moved_run(struct planner *p, uint64_t from, uint64_t size,
+		      uint64_t to, int64_t addr_delta)
+{
+	struct ebid_run *run;
+
+	if (p->plan->nruns == EBID_RUNS_MAX)
+		return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
+				"internal error: too many moved runs");
+	run = &p->plan->runs[p->plan->nruns++];
+	run->from = from;
+	run->size = size;
+	run->off_delta = (int64_t)(to - from);
+	run->addr_delta = addr_delta;
+	return 0;
+}
+
+int planner_changed_ph(struct planner *p, size_t i)
+{
+	struct ebid_plan *plan = p->plan;
+	size_t k;
+
+	for (k = 0; k < plan->nchanged_ph; k++)
+		if (plan->changed_ph[k] == i)
+			return 0;
+	if (plan->nchanged_ph == EBID_PH_CHANGED_MAX)
+		return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
+				"internal error: too many program headers changed");
+	plan->changed_ph[plan->nchanged_ph++] = i;
+	return 0;
+}
+
 /*
  * The start of every move (move-note, move-head): --no-move forbids it
  * (no_move_why), and the PT_LOAD that maps the start of the file, which
@@ -638,6 +669,8 @@ int planner_run(struct planner *p, const struct strategy *table, size_t n)
 			ret = refuse(&r[i], REFUSE_NEXT, r[i].buf);
 		if (!ret)
 			ret = prefer_early_note(p, table, n, s, &i);
+		if (!ret)
+			p->plan->placed_by = table[i].name;
 		if (ret != PLAN_REFUSED)
 			break;
 		snapshot_restore(p, s);

@@ -258,6 +258,30 @@ static void order_new_load(struct planner *p)
 	p->plan->new_load = i;
 }
 
+/*
+ * The headers the plan added, as data for the layers above (the output's
+ * indices of the new PT_NOTE and new-load's PT_LOAD, ascending).
+ */
+static void record_added(struct planner *p)
+{
+	struct ebid_plan *plan = p->plan;
+	size_t a[EBID_PH_ADDED_MAX], n = 0;
+
+	if (plan->actions & EBID_ACT_ADD_PT)
+		a[n++] = plan->new_pt;
+	if (plan->actions & EBID_ACT_NEW_LOAD)
+		a[n++] = plan->new_load;
+	if (n == 2 && a[0] > a[1]) {
+		size_t t = a[0];
+
+		a[0] = a[1];
+		a[1] = t;
+	}
+	memcpy(plan->added_ph, a, n * sizeof(*a));
+	plan->nadded_ph = n;
+	plan->nadded_sh = (plan->actions & EBID_ACT_ADD_NOTE) ? 1 : 0;
+}
+
 /* The words after a program header's number in a patch's description. */
 static void phdr_what(const struct planner *p, size_t i, char *what,
 		      size_t len)
@@ -370,6 +394,7 @@ int planner_emit(struct planner *p)
 	if (!ret) {
 		order_new_load(p);
 		order_new_pt(p);
+		record_added(p);
 		ret = emit_program_headers(p);
 	}
 	if (!ret)

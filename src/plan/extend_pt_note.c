@@ -23,9 +23,8 @@ int strategy_extend_pt_note(struct planner *p, struct refusal *r)
 		    planner_adjacent_pt(p, off, len) != (int)i)
 			continue;
 		planner_mark(p, off, len, B_CLAIMED);
-		planner_extend_pt(p, (int)i, off, len);
 		p->note_off = off;
-		return 0;
+		return planner_extend_pt(p, (int)i, off, len);
 	}
 	return refuse(r, REFUSE_SKIP, "no PT_NOTE has a free gap right below it");
 }

@@ -178,7 +178,11 @@ static int head_apply(struct planner *p, const struct head_move *h,
 	p->plan->head_to = h->dest;
 	p->plan->head_size = h->run_end - h->phend;
 	p->plan->grown_load = h->li;
-	return 0;
+	ret = planner_changed_ph(p, h->li);
+	if (ret)
+		return ret;
+	return planner_moved_run(p, h->phend, h->run_end - h->phend, h->dest,
+				 (int64_t)h->delta);
 }
 
 /*

@@ -319,6 +319,9 @@ int strategy_move_note(struct planner *p, struct refusal *r)
 	ret = refs_check(p, &range, r);
 	if (!ret)
 		ret = note_apply(p, &n, &range);
+	if (!ret)
+		ret = planner_moved_run(p, n.from, n.size, n.to,
+					(int64_t)(n.to - n.from));
 	if (ret)
 		return ret;
 	p->plan->actions |= EBID_ACT_MOVE_NOTE;
@@ -328,5 +331,8 @@ int strategy_move_note(struct planner *p, struct refusal *r)
 	p->plan->moved_size = n.size;
 	p->plan->moved_pt = n.pi;
 	p->plan->grown_load = n.li;
-	return 0;
+	ret = planner_changed_ph(p, n.pi);
+	if (!ret)
+		ret = planner_changed_ph(p, n.li);
+	return ret;
 }

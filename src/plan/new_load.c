@@ -241,7 +241,8 @@ static int load_apply(struct planner *p, const struct head_move *h,
 	p->plan->head_size = h->run_end - h->phend;
 	p->plan->head_addr = n->addr;
 	p->plan->grown_load = h->li;
-	return 0;
+	return planner_moved_run(p, h->phend, h->run_end - h->phend, n->off,
+				 (int64_t)daddr);
 }
 
 /* The new PT_LOAD's header, one more program header. */

@@ -172,7 +172,7 @@ int planner_grow_phdrs(struct planner *p, struct refusal *r);
 int planner_new_pt(struct planner *p, uint64_t off, uint64_t len,
 		   struct refusal *r);
 int planner_adjacent_pt(const struct planner *p, uint64_t off, uint64_t len);
-void planner_extend_pt(struct planner *p, int i, uint64_t off, uint64_t len);
+int planner_extend_pt(struct planner *p, int i, uint64_t off, uint64_t len);
 int planner_place_shdrs(struct planner *p, size_t add);
 int planner_place_name(struct planner *p);
 
@@ -230,6 +230,16 @@ int head_find(struct planner *p, struct head_move *h,
 	      struct moved_range *range, struct refusal *r);
 void head_shift_headers(struct planner *p, const struct head_move *h,
 			uint64_t doff, uint64_t daddr);
+
+/*
+ * Records that the plan moved [from, from + size) of the input to the
+ * output's offset to, its addresses addr_delta further on (plan->runs).
+ */
+int planner_moved_run(struct planner *p, uint64_t from, uint64_t size,
+		      uint64_t to, int64_t addr_delta);
+
+/* Records that the plan changes input program header i (plan->changed_ph). */
+int planner_changed_ph(struct planner *p, size_t i);
 
 /* The start of a move: --no-move, and the first PT_LOAD it grows. */
 int planner_move_start(struct planner *p, const char *no_move_why,

@@ -24,10 +24,8 @@ int strategy_repair_coverage(struct planner *p, struct refusal *r)
 	if (i >= 0 && g->pt_index < 0)
 		return refuse(r, REFUSE_NEXT, "the note lies in a PT_NOTE whose notes the kernel walks at another alignment");
 	i = planner_adjacent_pt(p, g->note_off, len);
-	if (i >= 0) {
-		planner_extend_pt(p, i, g->note_off, len);
-		return 0;
-	}
+	if (i >= 0)
+		return planner_extend_pt(p, i, g->note_off, len);
 	if (g->pt_index >= 0)
 		return refuse(r, REFUSE_NEXT, "the note's PT_NOTE cannot be made visible to the kernel");
 	ret = planner_grow_phdrs(p, r);

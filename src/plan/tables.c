@@ -193,6 +193,9 @@ int planner_grow_phdrs(struct planner *p, struct refusal *r)
 		if (p->phdrs[i].type == PT_PHDR) {
 			p->phdrs[i].filesz += ent;
 			p->phdrs[i].memsz += ent;
+			ret = planner_changed_ph(p, i);
+			if (ret)
+				return ret;
 		}
 	p->plan->new_pt = p->phnum++;
 	p->plan->actions |= EBID_ACT_ADD_PT;
@@ -246,7 +249,7 @@ int planner_adjacent_pt(const struct planner *p, uint64_t off,
 	return -1;
 }
 
-void planner_extend_pt(struct planner *p, int i, uint64_t off, uint64_t len)
+int planner_extend_pt(struct planner *p, int i, uint64_t off, uint64_t len)
 {
 	struct ebid_phdr *ph = &p->phdrs[i];
 
@@ -258,5 +261,6 @@ void planner_extend_pt(struct planner *p, int i, uint64_t off, uint64_t len)
 	ph->filesz += len;
 	ph->memsz += len;
 	p->plan->actions |= EBID_ACT_EXTEND_PT;
+	return planner_changed_ph(p, (size_t)i);
 }
 
