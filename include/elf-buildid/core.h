@@ -321,22 +321,14 @@ struct ebid_plan {
 	size_t new_pt;                  /* EBID_ACT_ADD_PT: its index; the
 					 * program headers from there on were
 					 * one lower */
-	/* EBID_ACT_MOVE_NOTE: which section moved, from where to where. */
+	/*
+	 * A move (runs below): grown_load is the input's PT_LOAD that mapped
+	 * the moved bytes (the first; move-note and move-head grow it);
+	 * move-note's moved section and its retargeted PT_NOTE; new-load's
+	 * PT_LOAD in the output, which holds exactly the run.
+	 */
 	size_t moved_shndx;
-	uint64_t moved_from, moved_to, moved_size;
-	size_t moved_pt, grown_load;    /* the retargeted PT_NOTE, the PT_LOAD */
-	/*
-	 * EBID_ACT_MOVE_HEAD: the bytes [head_from, head_from + head_size)
-	 * (.interp and the notes) now start at head_to; grown_load as above.
-	 */
-	uint64_t head_from, head_to, head_size;
-	/*
-	 * EBID_ACT_NEW_LOAD: head_* as above, head_to in the appended bytes;
-	 * the run's new address is head_addr (its old one is the first
-	 * PT_LOAD's, grown_load, plus head_from), mapped by the new PT_LOAD
-	 * new_load of the output, which holds exactly the run.
-	 */
-	uint64_t head_addr;
+	size_t moved_pt, grown_load;
 	size_t new_load;
 	/*
 	 * EBID_ACT_INSERT: ins_len zero bytes at ins_at in the output; the
@@ -403,6 +395,7 @@ int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
 void ebid_plan_release(struct ebid_plan *plan);
 /* Words for the plan's actions ("add-note,fill"), or "unchanged". */
 void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len);
+
 
 /* Hash algorithms by name ("sha1", ...) and the id length each gives. */
 size_t ebid_hash_id_len(enum ebid_hash_alg alg);

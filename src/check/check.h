@@ -25,9 +25,11 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 		      const struct ebid_plan *plan, const unsigned char *id,
 		      char *err, size_t errlen);
 /*
- * The bytes behind EBID_ACT_MOVE_HEAD, read from the output (out): the
- * moved run is the input's bytes, and where a gap was inserted (and the
- * input in is given) every byte is the planned one, the id aside.
+ * The bytes behind a move, read from the output (out): each run the plan
+ * moved (plan->runs) is the input's bytes, its old place past the first
+ * page is zero, its strategy's row reads what it adds; where a gap was
+ * inserted (and the input in is given) every byte is the planned one, the
+ * id aside.
  */
 int ebid_check_moved_bytes(const struct ebid_elf *old,
 			   const struct ebid_plan *plan,

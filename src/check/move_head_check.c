@@ -12,7 +12,7 @@
 #include "check/selfcheck.h"
 
 /*
- * EBID_ACT_MOVE_HEAD: the first PT_LOAD grew (p_filesz and p_memsz only)
+ * move-head: the first PT_LOAD grew (p_filesz and p_memsz only)
  * over the moved run and at most the new note, over bytes that were zero
  * (or inserted) and that no other segment reaches in the file or in
  * memory; the run's old place is zero but for the new program header and
@@ -32,11 +32,12 @@ static int head_move_headers(struct check *c, char *err, size_t errlen)
 	/* ebid_elf_read() checked e_phentsize against the class. */
 	c->ent = old->phentsize;
 	c->nph = 1;
-	c->from = plan->head_from;
-	c->to = plan->head_to;
-	c->size = plan->head_size;
-	if (c->li >= old->phnum || !(plan->actions & EBID_ACT_ADD_PT) ||
-	    new->phnum != old->phnum + 1 || plan->new_pt >= new->phnum)
+	if (check_one_run(c, err, errlen))
+		return -EBID_EVERIFY;
+	if (c->li >= old->phnum || plan->nadded_ph != 1 ||
+	    plan->added_ph[0] != plan->new_pt ||
+	    new->phnum != old->phnum + 1 || plan->new_pt >= new->phnum ||
+	    c->addr_delta != (int64_t)(c->to - c->from))
 		return FAIL("the moved run's headers are not the planned ones");
 	c->nli = c->li >= plan->new_pt ? c->li + 1 : c->li;
 	c->ol = &old->phdrs[c->li];
@@ -137,7 +138,7 @@ static const check_fn head_move_checks[] = {
 	check_run_dyn_moved,
 };
 
-/* EBID_ACT_MOVE_HEAD's output: the run's headers, then the table. */
+/* move-head's output: the run's headers, then the table. */
 int check_move_head(const struct check *c, char *err, size_t errlen)
 {
 	return check_steps(c, head_move_headers, head_move_checks, ARRAY_SIZE(head_move_checks), err,

@@ -11,7 +11,7 @@
 #include "check/selfcheck.h"
 
 /*
- * EBID_ACT_MOVE_NOTE: the moved note is the same bytes at its new place,
+ * move-note: the moved note is the same bytes at its new place,
  * its old place is zero, its section and PT_NOTE point at the new place,
  * the PT_NOTE covers it and the new note and nothing else, the first
  * PT_LOAD grew (p_filesz and p_memsz only) over zero padding that stays in
@@ -29,12 +29,12 @@ static int note_move_headers(struct check *c, char *err, size_t errlen)
 
 	c->pi = plan->moved_pt;
 	c->li = c->nli = plan->grown_load;
-	c->from = plan->moved_from;
-	c->to = plan->moved_to;
-	c->size = plan->moved_size;
+	if (check_one_run(c, err, errlen))
+		return -EBID_EVERIFY;
 	if (!m || m >= old->shnum || ebid_plan_shndx(plan, m) >= new->shnum ||
 	    c->pi >= old->phnum ||
-	    c->li >= old->phnum || c->pi == c->li || new->phnum != old->phnum)
+	    c->li >= old->phnum || c->pi == c->li || new->phnum != old->phnum ||
+	    c->addr_delta != (int64_t)(c->to - c->from))
 		return FAIL("the moved note's headers are not the planned ones");
 	c->os = &old->shdrs[m];
 	c->ns = &new->shdrs[ebid_plan_shndx(plan, m)];
@@ -206,7 +206,7 @@ static const check_fn note_move_checks[] = {
 	note_syms_moved,
 };
 
-/* EBID_ACT_MOVE_NOTE's output: the moved note's headers, then the table. */
+/* move-note's output: the moved note's headers, then the table. */
 int check_move_note(const struct check *c, char *err, size_t errlen)
 {
 	return check_steps(c, note_move_headers, note_move_checks, ARRAY_SIZE(note_move_checks), err,

@@ -11,7 +11,7 @@
 #include "check/selfcheck.h"
 
 /*
- * EBID_ACT_NEW_LOAD: the run after the program headers was copied into a
+ * new-load: the run after the program headers was copied into a
  * gap inserted before the sections no segment holds, or to the end of the
  * file (ebid_check_moved_bytes() reads it back, and its old
  * place past the first page), under a new read-only PT_LOAD that holds
@@ -31,12 +31,15 @@ static int new_load_headers(struct check *c, char *err, size_t errlen)
 	c->li = plan->grown_load;
 	c->ent = old->phentsize;
 	c->nph = 2;
-	c->from = plan->head_from;
-	c->to = plan->head_to;
-	c->size = plan->head_size;
-	if (c->li >= old->phnum || !(plan->actions & EBID_ACT_ADD_PT) ||
+	if (check_one_run(c, err, errlen))
+		return -EBID_EVERIFY;
+	if (c->li >= old->phnum || plan->nadded_ph != 2 ||
 	    new->phnum != old->phnum + 2 || plan->new_pt >= new->phnum ||
-	    plan->new_load >= new->phnum || plan->new_load == plan->new_pt)
+	    plan->new_load >= new->phnum || plan->new_load == plan->new_pt ||
+	    (plan->added_ph[0] != plan->new_pt &&
+	     plan->added_ph[0] != plan->new_load) ||
+	    (plan->added_ph[1] != plan->new_pt &&
+	     plan->added_ph[1] != plan->new_load))
 		return FAIL("the new PT_LOAD's headers are not the planned ones");
 	c->nli = check_new_phdr_index(plan, c->li);
 	c->ol = &old->phdrs[c->li];
@@ -78,7 +81,8 @@ static int load_new_segment(const struct check *c, char *err, size_t errlen)
 
 	if (l->type != PT_LOAD || l->flags != PF_R ||
 	    l->offset != c->to - lead || l->filesz != c->size + lead ||
-	    l->memsz != l->filesz || l->vaddr != c->plan->head_addr - lead ||
+	    l->memsz != l->filesz || l->vaddr != ebid_run_addr(c->plan, c->old, &c->plan->runs[0]) +
+				 (uint64_t)c->addr_delta - lead ||
 	    l->paddr != l->vaddr ||
 	    l->align < EBID_PAGE || (l->align & (l->align - 1)) ||
 	    ((l->vaddr - l->offset) & (l->align - 1)))
@@ -132,9 +136,28 @@ static const check_fn new_load_checks[] = {
 	check_run_dyn_moved,
 };
 
-/* EBID_ACT_NEW_LOAD's output: the new PT_LOAD's headers, then the table. */
+/* new-load's output: the new PT_LOAD's headers, then the table. */
 int check_new_load(const struct check *c, char *err, size_t errlen)
 {
 	return check_steps(c, new_load_headers, new_load_checks, ARRAY_SIZE(new_load_checks), err,
 			   errlen);
+}
+
+/* The 16 zero bytes before the run at its new place (EBID_NEW_LOAD_LEAD). */
+int check_new_load_read_back(const struct ebid_plan *plan,
+			     const struct ebid_src *out, char *err,
+			     size_t errlen)
+{
+	unsigned char b[EBID_NEW_LOAD_LEAD];
+	uint64_t to;
+	int ret;
+
+	if (plan->nruns != 1 ||
+	    plan->runs[0].from + (uint64_t)plan->runs[0].off_delta < sizeof(b))
+		return FAIL("new-load's run is not the planned one");
+	to = plan->runs[0].from + (uint64_t)plan->runs[0].off_delta;
+	ret = ebid_src_read(out, to - sizeof(b), b, sizeof(b));
+	if (ret || !ebid_all_zero(b, sizeof(b)))
+		return FAIL("the new PT_LOAD's lead before the moved run is not zero");
+	return 0;
 }

@@ -51,27 +51,50 @@ static int check_id(const struct check *c, char *err, size_t errlen)
 
 static int check_counts(const struct check *c, char *err, size_t errlen)
 {
-	size_t add_sh = (c->plan->actions & EBID_ACT_ADD_NOTE) ? 1 : 0;
-	size_t add_ph = ((c->plan->actions & EBID_ACT_ADD_PT) ? 1 : 0) +
-			((c->plan->actions & EBID_ACT_NEW_LOAD) ? 1 : 0);
-
-	if (c->new->shnum != c->old->shnum + add_sh ||
-	    c->new->phnum != c->old->phnum + add_ph)
+	if (c->new->shnum != c->old->shnum + c->plan->nadded_sh ||
+	    c->new->phnum != c->old->phnum + c->plan->nadded_ph)
 		return FAIL("header counts are not the planned ones");
 	return 0;
 }
 
-/* What a move changed (move-note, move-head), or no symbol changed. */
+/*
+ * The moving strategies' own checks, one row each, found by the name of
+ * the placement that made the plan (plan->placed_by): what the one run it
+ * moved must look like in the output, and what to read back of it.
+ */
+static const struct {
+	const char *strategy;
+	check_fn check;
+	int (*read_back)(const struct ebid_plan *plan,
+			 const struct ebid_src *out, char *err, size_t errlen);
+} movers[] = {
+	{ "move-note", check_move_note, NULL },
+	{ "move-head", check_move_head, NULL },
+	{ "new-load", check_new_load, check_new_load_read_back },
+};
+
+/* The row of the strategy that moved plan's run, or -1 (none moved). */
+static int mover_of(const struct ebid_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; plan->placed_by && i < ARRAY_SIZE(movers); i++)
+		if (!strcmp(plan->placed_by, movers[i].strategy))
+			return (int)i;
+	return -1;
+}
+
+/* What a move changed (its strategy's row), or no symbol changed. */
 static int check_moves(const struct check *c, char *err, size_t errlen)
 {
 	const struct ebid_plan *plan = c->plan;
+	int m = mover_of(plan);
 
-	if (plan->actions & EBID_ACT_MOVE_NOTE)
-		return check_move_note(c, err, errlen);
-	if (plan->actions & EBID_ACT_MOVE_HEAD)
-		return check_move_head(c, err, errlen);
-	if (plan->actions & EBID_ACT_NEW_LOAD)
-		return check_new_load(c, err, errlen);
+	if (m >= 0)
+		return movers[m].check(c, err, errlen);
+	if (plan->nruns)
+		return FAIL("the plan moved bytes, but no check knows how ('%s')",
+			    plan->placed_by ? plan->placed_by : "?");
 	if (c->old->note_syms_read && c->new->note_syms_read &&
 	    !check_same_note_syms(c->old, c->new, plan))
 		return FAIL("a symbol of a first-page note changed");
@@ -83,30 +106,38 @@ static void expect_shdr(const struct ebid_elf *old,
 			const struct ebid_plan *plan, size_t i,
 			struct ebid_shdr *e)
 {
-	*e = old->shdrs[i];
+	const struct ebid_shdr *s = &old->shdrs[i];
+	const struct ebid_run *r = NULL;
+
+	*e = *s;
 	check_renumber_shdr(plan, e);
-	e->offset = ebid_plan_sh_outoff(plan, &old->shdrs[i]);
-	if ((plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) &&
-	    ebid_plan_moved(plan, old, i)) {
-		e->offset += check_moved_off_delta(plan);
-		e->addr += check_moved_delta(old, plan);
+	e->offset = ebid_plan_sh_outoff(plan, s);
+	if (ebid_plan_moved(plan, old, i))
+		r = ebid_plan_run_of(plan, s->offset, s->size);
+	if (r) {
+		e->offset = s->offset + (uint64_t)r->off_delta;
+		e->addr += (uint64_t)r->addr_delta;
 	}
 }
 
-/* Likewise old program header i (but the grown PT_LOAD and PT_PHDR). */
+/*
+ * Likewise old program header i (but those the plan changed in place,
+ * plan->changed_ph): one over bytes of a run moved with it.
+ */
 static void expect_phdr(const struct ebid_elf *old,
 			const struct ebid_plan *plan, size_t i,
 			struct ebid_phdr *e)
 {
+	const struct ebid_run *r = NULL;
+
 	*e = old->phdrs[i];
+	if (e->filesz && !ebid_phdr_by_address(e))
+		r = ebid_plan_run_of(plan, e->offset, 1);
 	e->offset = ebid_plan_outoff(plan, e->offset);
-	if ((plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) &&
-	    i != plan->grown_load && e->filesz && !ebid_phdr_by_address(e) &&
-	    e->offset >= plan->head_from &&
-	    e->offset < plan->head_from + plan->head_size) {
-		e->offset += check_moved_off_delta(plan);
-		e->vaddr += check_moved_delta(old, plan);
-		e->paddr += check_moved_delta(old, plan);
+	if (r) {
+		e->offset = old->phdrs[i].offset + (uint64_t)r->off_delta;
+		e->vaddr += (uint64_t)r->addr_delta;
+		e->paddr += (uint64_t)r->addr_delta;
 	}
 }
 
@@ -127,9 +158,6 @@ static int check_shdrs(const struct check *c, char *err, size_t errlen)
 		size_t to = ebid_plan_shndx(plan, i);
 		struct ebid_shdr e;
 
-		if ((plan->actions & EBID_ACT_MOVE_NOTE) &&
-		    i == plan->moved_shndx)
-			continue;
 		expect_shdr(old, plan, i, &e);
 		if (to >= c->new->shnum ||
 		    !check_same_shdr(&e, &c->new->shdrs[to], i == old->shstrndx))
@@ -139,23 +167,21 @@ static int check_shdrs(const struct check *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* A program header the plan may change (or another check looks at). */
+/*
+ * A program header the plan changed in place (plan->changed_ph), of the
+ * same type: a grown or retargeted one, which the moving strategies'
+ * checks and check_view() look at.
+ */
 static bool phdr_may_change(const struct ebid_plan *plan, size_t i,
 			    const struct ebid_phdr *a,
 			    const struct ebid_phdr *b)
 {
-	bool add_ph = plan->actions & EBID_ACT_ADD_PT;
+	size_t k;
 
-	if (a->type == PT_NOTE && b->type == PT_NOTE &&
-	    (plan->actions & EBID_ACT_EXTEND_PT))
-		return true;
-	if (a->type == PT_PHDR && b->type == PT_PHDR && add_ph)
-		return true;
-	/* Checked by the move-note and move-head checks. */
-	if ((plan->actions & EBID_ACT_MOVE_NOTE) &&
-	    (i == plan->moved_pt || i == plan->grown_load))
-		return true;
-	return (plan->actions & EBID_ACT_MOVE_HEAD) && i == plan->grown_load;
+	for (k = 0; k < plan->nchanged_ph; k++)
+		if (plan->changed_ph[k] == i)
+			return a->type == b->type;
+	return false;
 }
 
 /*
@@ -166,13 +192,14 @@ static int check_phdrs(const struct check *c, char *err, size_t errlen)
 {
 	const struct ebid_elf *old = c->old, *new = c->new;
 	const struct ebid_plan *plan = c->plan;
-	bool add_ph = plan->actions & EBID_ACT_ADD_PT;
 	size_t i;
 
-	if (add_ph && (plan->new_pt >= new->phnum ||
-		       new->phdrs[plan->new_pt].type != PT_NOTE))
-		return FAIL("program header [%zu] is not the new PT_NOTE",
-			    plan->new_pt);
+	for (i = 0; i < plan->nadded_ph; i++)
+		if (plan->added_ph[i] >= new->phnum ||
+		    (new->phdrs[plan->added_ph[i]].type != PT_NOTE &&
+		     new->phdrs[plan->added_ph[i]].type != PT_LOAD))
+			return FAIL("program header [%zu] is not one the plan added",
+				    plan->added_ph[i]);
 	for (i = 0; i < old->phnum; i++) {
 		struct ebid_phdr e;
 		const struct ebid_phdr *b = &new->phdrs[check_new_phdr_index(plan, i)];
@@ -184,42 +211,28 @@ static int check_phdrs(const struct check *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* The addresses a moving plan released: [*lo, *lo + *size), or 0 bytes. */
-static int moved_old_place(const struct ebid_elf *old,
-			   const struct ebid_plan *plan, uint64_t *lo,
-			   uint64_t *size, char *err, size_t errlen)
-{
-	*lo = *size = 0;
-	if (plan->actions & EBID_ACT_MOVE_NOTE) {
-		if (!plan->moved_shndx || plan->moved_shndx >= old->shnum)
-			return FAIL("the moved note is not a section of the input");
-		*lo = old->shdrs[plan->moved_shndx].addr;
-		*size = plan->moved_size;
-	} else if (plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)) {
-		if (plan->grown_load >= old->phnum)
-			return FAIL("the grown PT_LOAD is not one of the input");
-		*lo = old->phdrs[plan->grown_load].vaddr + plan->head_from;
-		*size = plan->head_size;
-	}
-	return 0;
-}
-
 /*
  * A move: no relocation of the output (read by ebid_elf_read_output()) is
- * applied in, or points into, the old addresses of what moved.
+ * applied in, or points into, the old addresses of what moved (each run's,
+ * in the input's PT_LOAD grown_load).
  */
 static int check_relocs(const struct check *c, char *err, size_t errlen)
 {
+	const struct ebid_plan *plan = c->plan;
 	char why[EBID_ERRLEN];
-	uint64_t lo, size;
-	int ret;
+	size_t k;
 
-	ret = moved_old_place(c->old, c->plan, &lo, &size, err, errlen);
-	if (ret || !size)
-		return ret;
-	if (ebid_relocs_refuse(c->new, lo, lo + size,
-			       "the moved bytes' old place", why, sizeof(why)))
-		return FAIL("%s", why);
+	if (plan->nruns && plan->grown_load >= c->old->phnum)
+		return FAIL("the PT_LOAD of the moved bytes is not one of the input");
+	for (k = 0; k < plan->nruns; k++) {
+		const struct ebid_run *r = &plan->runs[k];
+		uint64_t lo = ebid_run_addr(plan, c->old, r);
+
+		if (ebid_relocs_refuse(c->new, lo, lo + r->size,
+				       "the moved bytes' old place", why,
+				       sizeof(why)))
+			return FAIL("%s", why);
+	}
 	return 0;
 }
 
@@ -253,7 +266,7 @@ static int check_new_section(const struct check *c, char *err,
 	const struct ebid_shdr *s;
 	size_t i;
 
-	if (!(plan->actions & EBID_ACT_ADD_NOTE))
+	if (!plan->nadded_sh)
 		return 0;
 	if (!new->gnu.shndx || new->gnu.shndx >= new->shnum)
 		return FAIL("the new note has no section");
@@ -290,11 +303,11 @@ int ebid_elf_read_output(struct ebid_elf *new, const struct ebid_src *src,
 {
 	int ret = ebid_elf_read(new, src, err, errlen);
 
-	if (ret || !(plan->actions & (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
-				      EBID_ACT_NEW_LOAD)))
+	if (ret || !plan->nruns)
 		return ret;
-	/* new-load's run left the first page: read relocations over it too. */
-	if ((plan->actions & EBID_ACT_NEW_LOAD) && old->span_hi > new->span_hi)
+	/* A run that left the first page (new-load's): read relocations over
+	 * its old place too. */
+	if (old->span_hi > new->span_hi)
 		new->span_hi = old->span_hi;
 	ret = ebid_elf_read_note_syms(new, src, err, errlen);
 	if (ret)
@@ -315,46 +328,39 @@ int ebid_check_result(const struct ebid_elf *old, const struct ebid_elf *new,
 }
 
 /*
- * EBID_ACT_MOVE_HEAD, EBID_ACT_NEW_LOAD: the run, byte for byte, at its
- * new place; new-load's old place past the first page is zero.
+ * Each run the plan moved, byte for byte, at its new place; its old place
+ * past the first page (new-load's) is zero. The first page of the output
+ * the checks of ebid_check_result() read already.
  */
 static int check_run_read_back(const struct ebid_elf *old,
 			       const struct ebid_plan *plan,
+			       const struct ebid_run *r,
 			       const struct ebid_src *out, char *err,
 			       size_t errlen)
 {
 	unsigned char a[4096], b[4096];
-	uint64_t pos, at;
+	uint64_t pos, at, to = r->from + (uint64_t)r->off_delta;
 	int ret;
 
-	if (plan->actions & EBID_ACT_NEW_LOAD) {
-		ret = ebid_src_read(out, plan->head_to - EBID_NEW_LOAD_LEAD, b,
-				    EBID_NEW_LOAD_LEAD);
-		if (ret || !ebid_all_zero(b, EBID_NEW_LOAD_LEAD))
-			return FAIL("the new PT_LOAD's lead before the moved run is not zero");
-	}
-	for (pos = 0; pos < plan->head_size; pos += sizeof(b)) {
-		size_t n = plan->head_size - pos < sizeof(b)
-				   ? (size_t)(plan->head_size - pos)
-				   : sizeof(b);
+	for (pos = 0; pos < r->size; pos += sizeof(b)) {
+		size_t n = r->size - pos < sizeof(b) ? (size_t)(r->size - pos)
+						     : sizeof(b);
 
-		at = plan->head_from + pos;
-		if ((at + n > old->head_len &&
-		     !(plan->actions & EBID_ACT_NEW_LOAD)) ||
-		    !ebid_elf_head_bytes(old, at, a, n))
+		at = r->from + pos;
+		if (!ebid_elf_head_bytes(old, at, a, n))
 			return FAIL("the moved run is not in the first page (or what was read of the input)");
 		check_expect_renumbered(old, plan, at, a, n);
-		ret = ebid_src_read(out, plan->head_to + pos, b, n);
+		ret = ebid_src_read(out, to + pos, b, n);
 		if (ret)
 			return FAIL("cannot read the moved run: %s",
 				    ebid_strerror(ret));
 		if (memcmp(b, a, n))
 			return FAIL("the moved run's bytes are not the same at its new place");
-		if (!(plan->actions & EBID_ACT_NEW_LOAD) || at + n <= EBID_PAGE)
+		if (at + n <= EBID_PAGE)
 			continue;
 		at = at > EBID_PAGE ? at : EBID_PAGE;
-		n = (size_t)(plan->head_from + pos + n - at);
-		ret = ebid_src_read(out, at, b, n);
+		n = (size_t)(r->from + pos + n - at);
+		ret = ebid_src_read(out, ebid_plan_outoff(plan, at), b, n);
 		if (ret || !ebid_all_zero(b, n))
 			return FAIL("the moved run's old place past the first page is not cleared");
 	}
@@ -408,11 +414,14 @@ int ebid_check_moved_bytes(const struct ebid_elf *old,
 			   const struct ebid_src *in, const struct ebid_src *out,
 			   const unsigned char *id, char *err, size_t errlen)
 {
-	int ret;
+	int m = mover_of(plan), ret = 0;
+	size_t k;
 
-	if (!(plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)))
-		return 0;
-	ret = check_run_read_back(old, plan, out, err, errlen);
+	if (m >= 0 && movers[m].read_back)
+		ret = movers[m].read_back(plan, out, err, errlen);
+	for (k = 0; !ret && k < plan->nruns; k++)
+		ret = check_run_read_back(old, plan, &plan->runs[k], out, err,
+					  errlen);
 	if (ret || !plan->ins_len || !in)
 		return ret;
 	return check_gap_read_back(plan, in, out, id, err, errlen);

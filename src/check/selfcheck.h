@@ -32,8 +32,10 @@ struct check {
 	const struct ebid_elf *old, *new;
 	const struct ebid_plan *plan;
 	const unsigned char *id;
-	/* The moved bytes: [from, from + size) went to to. */
+	/* The moved bytes (the plan's one run): [from, from + size) went to
+	 * to, their addresses addr_delta further on. */
 	uint64_t from, to, size;
+	int64_t addr_delta;
 	uint64_t end;    /* where the grown first PT_LOAD ends */
 	size_t li, nli;  /* the first PT_LOAD in old and in new */
 	size_t pi;       /* move-note: the moved PT_NOTE */
@@ -76,9 +78,11 @@ size_t check_old_shndx(const struct ebid_plan *plan, size_t shndx);
 void check_expect_renumbered(const struct ebid_elf *old,
 			     const struct ebid_plan *plan, uint64_t at,
 			     unsigned char *a, size_t n);
-uint64_t check_moved_off_delta(const struct ebid_plan *plan);
-uint64_t check_moved_delta(const struct ebid_elf *old,
-			   const struct ebid_plan *plan);
+/*
+ * A moving strategy's first step: the plan moved one run; c's from, to,
+ * size and addr_delta are it.
+ */
+int check_one_run(struct check *c, char *err, size_t errlen);
 size_t check_new_phdr_index(const struct ebid_plan *plan, size_t i);
 bool check_same_note_syms(const struct ebid_elf *old,
 			  const struct ebid_elf *new,
@@ -102,5 +106,9 @@ int check_run_dyn_moved(const struct check *c, char *err, size_t errlen);
 int check_move_note(const struct check *c, char *err, size_t errlen);
 int check_move_head(const struct check *c, char *err, size_t errlen);
 int check_new_load(const struct check *c, char *err, size_t errlen);
+/* new-load's bytes read back from the output: the lead before its run. */
+int check_new_load_read_back(const struct ebid_plan *plan,
+			     const struct ebid_src *out, char *err,
+			     size_t errlen);
 
 #endif

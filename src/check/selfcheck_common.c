@@ -32,50 +32,48 @@ int check_steps(const struct check *c, check_step first, const check_fn *fns,
 	return ret ? ret : check_run(fns, n, &m, err, errlen);
 }
 
-/*
- * How far the plan moved the sections it moved (ebid_plan_moved()) in
- * the file, and in memory (the same but for new-load's).
- */
-uint64_t check_moved_off_delta(const struct ebid_plan *plan)
+int check_one_run(struct check *c, char *err, size_t errlen)
 {
-	if (plan->actions & EBID_ACT_MOVE_NOTE)
-		return plan->moved_to - plan->moved_from;
-	if (plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD))
-		return plan->head_to - plan->head_from;
-	return 0;
-}
+	const struct ebid_run *r = &c->plan->runs[0];
 
-uint64_t check_moved_delta(const struct ebid_elf *old,
-			    const struct ebid_plan *plan)
-{
-	if (!(plan->actions & EBID_ACT_NEW_LOAD))
-		return check_moved_off_delta(plan);
-	if (plan->grown_load >= old->phnum)
-		return 0; /* new_load_headers() refuses the plan */
-	return plan->head_addr -
-	       (old->phdrs[plan->grown_load].vaddr + plan->head_from);
+	if (c->plan->nruns != 1)
+		return FAIL("the plan moved %zu runs, where its strategy moves one",
+			    c->plan->nruns);
+	c->from = r->from;
+	c->to = r->from + (uint64_t)r->off_delta;
+	c->size = r->size;
+	c->addr_delta = r->addr_delta;
+	return 0;
 }
 
 /*
  * Where old program header i is in the output: one further on for each
- * header the plan added before it (the new PT_NOTE, new-load's PT_LOAD).
+ * header the plan added before it (plan->added_ph, ascending).
  * check_counts() made sure the output has them.
  */
 size_t check_new_phdr_index(const struct ebid_plan *plan, size_t i)
 {
-	size_t lo = plan->new_pt, hi = plan->new_pt;
+	size_t k;
 
-	if (!(plan->actions & EBID_ACT_ADD_PT))
-		return i;
-	if (plan->actions & EBID_ACT_NEW_LOAD) {
-		lo = plan->new_load < plan->new_pt ? plan->new_load : plan->new_pt;
-		hi = plan->new_load < plan->new_pt ? plan->new_pt : plan->new_load;
-	}
-	if (i >= lo)
-		i++;
-	if (hi != lo && i >= hi)
-		i++;
+	for (k = 0; k < plan->nadded_ph; k++)
+		if (i >= plan->added_ph[k])
+			i++;
 	return i;
+}
+
+/* How far symbol a moved: its section's run's addr_delta, or 0. */
+static uint64_t sym_delta(const struct ebid_elf *old,
+			  const struct ebid_plan *plan,
+			  const struct ebid_symref *a)
+{
+	const struct ebid_shdr *s;
+	const struct ebid_run *r;
+
+	if (!ebid_plan_sym_moves(plan, old, a))
+		return 0;
+	s = &old->shdrs[a->shndx];
+	r = ebid_plan_run_of(plan, s->offset, s->size);
+	return r ? (uint64_t)r->addr_delta : 0;
 }
 
 /*
@@ -87,8 +85,7 @@ bool check_same_note_syms(const struct ebid_elf *old,
 			   const struct ebid_elf *new,
 			   const struct ebid_plan *plan)
 {
-	uint64_t delta = check_moved_delta(old, plan);
-	bool moves = delta != 0;
+	bool moves = plan->nruns != 0;
 	size_t i, j;
 
 	if (!old->note_syms_read || !new->note_syms_read ||
@@ -126,10 +123,7 @@ bool check_same_note_syms(const struct ebid_elf *old,
 		    new->note_syms[j].shndx !=
 			    (a->shndx < old->shnum ? ebid_plan_shndx(plan, a->shndx)
 						   : a->shndx) ||
-		    new->note_syms[j].value !=
-			    a->value + (ebid_plan_sym_moves(plan, old, a)
-						? delta
-						: 0))
+		    new->note_syms[j].value != a->value + sym_delta(old, plan, a))
 			return false;
 	}
 	return true;
@@ -211,6 +205,7 @@ int check_run_dyn_moved(const struct check *c, char *err, size_t errlen)
 	uint64_t run_at = c->ol->vaddr + c->from;
 	size_t i;
 
+
 	if (old->dyn_bad || new->dyn_bad || old->ndyn != new->ndyn)
 		return FAIL("the dynamic table is not the input's");
 	for (i = 0; i < old->ndyn; i++) {
@@ -220,7 +215,7 @@ int check_run_dyn_moved(const struct check *c, char *err, size_t errlen)
 
 		if (b->tag != a->tag ||
 		    b->val_off != ebid_plan_outoff(c->plan, a->val_off) ||
-		    b->val != a->val + (moved ? check_moved_delta(old, c->plan) : 0))
+		    b->val != a->val + (moved ? (uint64_t)c->addr_delta : 0))
 			return FAIL("a dynamic entry did not move with its table, or another one changed");
 	}
 	return 0;

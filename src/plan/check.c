@@ -41,8 +41,9 @@ static int check_patches(struct planner *p)
 }
 
 /*
- * The bytes a moved note may change in sections: its old place (cleared),
- * and exactly the st_value of a symbol of the moved section.
+ * The bytes a move may change in sections (plan->runs): a moved section's
+ * old place, the DT_ entry of a moved table, and
+ * exactly the st_value of a symbol of a moved section.
  */
 static bool moved_own(const struct planner *p, const struct ebid_patch *pt,
 		      size_t shndx)
@@ -52,32 +53,32 @@ static bool moved_own(const struct planner *p, const struct ebid_patch *pt,
 	const struct ebid_shdr *s = &elf->shdrs[shndx];
 	uint64_t at = ebid_plan_outoff(plan, s->offset);
 	const struct ebid_symref *r;
+	size_t i, k;
 
-	if (!(plan->actions & (EBID_ACT_MOVE_NOTE | EBID_ACT_MOVE_HEAD |
-			       EBID_ACT_NEW_LOAD)))
+	if (!plan->nruns)
 		return false;
-	if (ebid_plan_moved(plan, elf, shndx)) {
-		if (plan->actions & EBID_ACT_MOVE_NOTE)
-			return pt->off == plan->moved_from &&
-			       pt->len == plan->moved_size;
-		/* move-head, new-load: its old place is dead, cleared
-		 * and reused. */
+	/*
+	 * A moved section's old place is dead: cleared, or reused by the new
+	 * program headers and note (move-head, new-load); the self-check
+	 * proves what it holds (check_run_old_place_cleared()).
+	 */
+	if (ebid_plan_moved(plan, elf, shndx))
 		return true;
-	}
-	if (s->type == SHT_DYNAMIC &&
-	    (plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD))) {
-		const struct ebid_phdr *load = &elf->phdrs[plan->grown_load];
-		uint64_t lo = load->vaddr + plan->head_from;
-		size_t i;
-
+	/* The DT_ entry of a moved table (the address of its old place). */
+	if (s->type == SHT_DYNAMIC) {
 		for (i = 0; i < elf->ndyn; i++) {
 			const struct ebid_dynref *d = &elf->dyn[i];
 
-			if (ebid_dyn_is_addr(d->tag) && d->val >= lo &&
-			    d->val - lo < plan->head_size &&
-			    pt->off == ebid_plan_outoff(plan, d->val_off) &&
-			    pt->len == ebid_word(elf->elfclass))
-				return true;
+			for (k = 0; k < plan->nruns; k++) {
+				const struct ebid_run *run = &plan->runs[k];
+				uint64_t lo = ebid_run_addr(plan, elf, run);
+
+				if (ebid_dyn_is_addr(d->tag) && d->val >= lo &&
+				    d->val - lo < run->size &&
+				    pt->off == ebid_plan_outoff(plan, d->val_off) &&
+				    pt->len == ebid_word(elf->elfclass))
+					return true;
+			}
 		}
 		return false;
 	}

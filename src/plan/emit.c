@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/plan.h"
 #include "plan/planner.h"
 #include "elf/elf.h"
 
@@ -359,9 +360,7 @@ static int emit_released(struct planner *p)
 		ret = planner_patch(p, i, zero, j - i,
 				state == B_STALE
 					? "unused bytes after the program headers (cleared)"
-				: i >= p->plan->head_from &&
-						j <= p->plan->head_from +
-							     p->plan->head_size
+				: ebid_plan_run_of(p->plan, i, j - i)
 					? "moved sections, old place (cleared)"
 					: "old section header table (cleared)");
 		if (ret)

@@ -174,9 +174,6 @@ static int head_apply(struct planner *p, const struct head_move *h,
 	head_shift_headers(p, h, h->delta, h->delta);
 	h->load->filesz = h->load->memsz = h->grow_end;
 	p->plan->actions |= EBID_ACT_MOVE_HEAD;
-	p->plan->head_from = h->phend;
-	p->plan->head_to = h->dest;
-	p->plan->head_size = h->run_end - h->phend;
 	p->plan->grown_load = h->li;
 	ret = planner_changed_ph(p, h->li);
 	if (ret)
@@ -193,18 +190,18 @@ static int head_apply(struct planner *p, const struct head_move *h,
  */
 static int place_head_note(struct planner *p, struct refusal *r)
 {
-	const struct ebid_plan *plan = p->plan;
+	const struct ebid_run *run = &p->plan->runs[p->plan->nruns - 1];
 	uint64_t len = ebid_gnu_note_size(p->desc_len);
-	uint64_t end = plan->head_from + plan->head_size, off, i;
+	uint64_t end = run->from + run->size, off, i;
 
-	off = ebid_align_up(plan->head_from + ebid_phent(p->elf->elfclass), 4);
+	off = ebid_align_up(run->from + ebid_phent(p->elf->elfclass), 4);
 	if (off + len > end)
-		off = ebid_align_up(plan->head_to + plan->head_size, 4);
+		off = ebid_align_up(end + (uint64_t)run->off_delta, 4);
 	if (!planner_range_free(p, off, len, true))
 		return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
 				"internal error: no room for the note where move-head made it");
 	planner_mark(p, off, len, B_CLAIMED);
-	for (i = plan->head_from; i < end && i < p->page; i++)
+	for (i = run->from; i < end && i < p->page; i++)
 		if (p->map[i] == B_RELEASED)
 			p->map[i] = B_DEAD;
 	p->note_off = off;

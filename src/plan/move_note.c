@@ -326,9 +326,6 @@ int strategy_move_note(struct planner *p, struct refusal *r)
 		return ret;
 	p->plan->actions |= EBID_ACT_MOVE_NOTE;
 	p->plan->moved_shndx = n.m;
-	p->plan->moved_from = n.from;
-	p->plan->moved_to = n.to;
-	p->plan->moved_size = n.size;
 	p->plan->moved_pt = n.pi;
 	p->plan->grown_load = n.li;
 	ret = planner_changed_ph(p, n.pi);

@@ -236,10 +236,6 @@ static int load_apply(struct planner *p, const struct head_move *h,
 		return ret;
 	planner_mark(p, h->phend, cut - h->phend, B_RELEASED);
 	head_shift_headers(p, h, n->off - h->phend, daddr);
-	p->plan->head_from = h->phend;
-	p->plan->head_to = n->off;
-	p->plan->head_size = h->run_end - h->phend;
-	p->plan->head_addr = n->addr;
 	p->plan->grown_load = h->li;
 	return planner_moved_run(p, h->phend, h->run_end - h->phend, n->off,
 				 (int64_t)daddr);
@@ -260,7 +256,7 @@ static int load_header(struct planner *p, const struct new_load *n,
 	ph->flags = PF_R;
 	ph->offset = n->off - EBID_NEW_LOAD_LEAD;
 	ph->vaddr = ph->paddr = n->addr - EBID_NEW_LOAD_LEAD;
-	ph->filesz = ph->memsz = p->plan->head_size + EBID_NEW_LOAD_LEAD;
+	ph->filesz = ph->memsz = p->plan->runs[0].size + EBID_NEW_LOAD_LEAD;
 	ph->align = n->align;
 	p->plan->new_load = NEW_PT(p);
 	return 0;
@@ -270,7 +266,7 @@ static int load_header(struct planner *p, const struct new_load *n,
 static int load_note(struct planner *p, struct refusal *r)
 {
 	uint64_t len = ebid_gnu_note_size(p->desc_len);
-	uint64_t from = p->plan->head_from;
+	uint64_t from = p->plan->runs[0].from;
 	uint64_t off = ebid_align_up(from + 2 * (uint64_t)ebid_phent(p->elf->elfclass), 4);
 	uint64_t i;
 

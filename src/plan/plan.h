@@ -18,9 +18,39 @@ int ebid_plan_edit(const struct ebid_plan *plan, const unsigned char *id,
 		   struct ebid_edit *e);
 void ebid_edit_release(struct ebid_edit *e);
 
+/* The run of plan that holds the input's bytes [off, off + len), or NULL. */
+static inline const struct ebid_run *ebid_plan_run_of(const struct ebid_plan *plan,
+						       uint64_t off,
+						       uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nruns; i++) {
+		const struct ebid_run *r = &plan->runs[i];
+
+		if (off >= r->from && len <= r->size &&
+		    off - r->from <= r->size - len)
+			return r;
+	}
+	return NULL;
+}
+
 /*
- * Did the plan move section shndx of elf (EBID_ACT_MOVE_NOTE's note, or
- * one of EBID_ACT_MOVE_HEAD's sections)?
+ * The input's address of run r's first byte: every run lies in the input's
+ * PT_LOAD grown_load (the one that maps the start of the file).
+ */
+static inline uint64_t ebid_run_addr(const struct ebid_plan *plan,
+				     const struct ebid_elf *elf,
+				     const struct ebid_run *r)
+{
+	const struct ebid_phdr *l = &elf->phdrs[plan->grown_load];
+
+	return l->vaddr + (r->from - l->offset);
+}
+
+/*
+ * Did the plan move section shndx of elf (does a run of plan->runs hold
+ * it)?
  */
 bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
 		     size_t shndx);

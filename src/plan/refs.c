@@ -64,14 +64,9 @@ bool ebid_plan_moved(const struct ebid_plan *plan, const struct ebid_elf *elf,
 
 	if (!shndx || shndx >= elf->shnum)
 		return false;
-	if (plan->actions & EBID_ACT_MOVE_NOTE)
-		return shndx == plan->moved_shndx;
-	if (!(plan->actions & (EBID_ACT_MOVE_HEAD | EBID_ACT_NEW_LOAD)))
-		return false;
 	s = &elf->shdrs[shndx];
 	return s->type != SHT_NOBITS && s->size &&
-	       s->offset >= plan->head_from &&
-	       s->offset + s->size <= plan->head_from + plan->head_size;
+	       ebid_plan_run_of(plan, s->offset, s->size);
 }
 
 /*

@@ -7,6 +7,12 @@
 
 /* ---- real files --------------------------------------------------------- */
 
+/* A moving plan's one run (plan->runs[0]): where it was, its size, where
+ * it went in the output. */
+#define RUN_FROM(pl) ((pl)->runs[0].from)
+#define RUN_SIZE(pl) ((pl)->runs[0].size)
+#define RUN_TO(pl) ((pl)->runs[0].from + (uint64_t)(pl)->runs[0].off_delta)
+
 static const char *dir_of(int argc, char **argv, int i, const char *env,
 			  const char *def)
 {
@@ -241,8 +247,8 @@ static void move_note_tampered(const char *name, const struct buf *in)
 				}
 			break;
 		case 1:
-			memcpy(t.p + plan.moved_from, in->p + plan.moved_from,
-			       (size_t)plan.moved_size);
+			memcpy(t.p + RUN_FROM(&plan), in->p + RUN_FROM(&plan),
+			       (size_t)RUN_SIZE(&plan));
 			done = true;
 			break;
 		case 2:
@@ -260,7 +266,7 @@ static void move_note_tampered(const char *name, const struct buf *in)
 			}
 			break;
 		case 4:
-			t.p[plan.moved_to + plan.moved_size - 1] ^= 1;
+			t.p[RUN_TO(&plan) + RUN_SIZE(&plan) - 1] ^= 1;
 			done = true;
 			break;
 		case 5:
@@ -341,7 +347,7 @@ static void head_case_find(struct head_case *c)
 {
 	size_t i;
 
-	c->delta = c->plan.head_to - c->plan.head_from;
+	c->delta = RUN_TO(&c->plan) - RUN_FROM(&c->plan);
 	for (i = 0; i < c->plan.npatches; i++)
 		if (strstr(c->plan.patches[i].what, ".note.gnu.build-id")) {
 			c->note_at = c->plan.patches[i].off;
@@ -366,8 +372,8 @@ static bool head_tamper_run(const struct head_case *c, size_t k,
 
 	switch (k) {
 	case 1:
-		for (j = plan->head_from + 56;
-		     !done && j < plan->head_from + plan->head_size; j++)
+		for (j = RUN_FROM(plan) + 56;
+		     !done && j < RUN_FROM(plan) + RUN_SIZE(plan); j++)
 			if (j < c->note_at || j >= c->note_at + c->note_len) {
 				t->p[j] = 0x5a;
 				done = true;
@@ -383,7 +389,7 @@ static bool head_tamper_run(const struct head_case *c, size_t k,
 		done = true;
 		break;
 	case 3:
-		t->p[plan->head_to + plan->head_size - 1] ^= 1;
+		t->p[RUN_TO(plan) + RUN_SIZE(plan) - 1] ^= 1;
 		done = true;
 		break;
 	}
@@ -487,8 +493,8 @@ static bool head_tamper_pointer(const struct head_case *c, size_t k,
 		break;
 	case 9:
 		done = point_relative_at(
-		    t, elf->phdrs[plan->grown_load].vaddr + plan->head_from +
-			   plan->head_size - 1);
+		    t, elf->phdrs[plan->grown_load].vaddr + RUN_FROM(plan) +
+			   RUN_SIZE(plan) - 1);
 		break;
 	}
 	return done;
@@ -636,10 +642,10 @@ static bool new_load_tamper(size_t k, struct buf *t,
 			}
 		break;
 	case 3:
-		t->p[plan->head_to + plan->head_size - 1] ^= 1;
+		t->p[RUN_TO(plan) + RUN_SIZE(plan) - 1] ^= 1;
 		break;
 	case 4:
-		t->p[plan->head_from + plan->head_size - 1] = 0x5a;
+		t->p[RUN_FROM(plan) + RUN_SIZE(plan) - 1] = 0x5a;
 		break;
 	case 5:
 		put_le(ph + 16, 8, get_le(ph + 16, 8) + 4096);
@@ -658,7 +664,7 @@ static bool new_load_tamper(size_t k, struct buf *t,
 			unsigned char *p = t->p + elf->phoff + i * 56;
 
 			if (get_le(p, 4) == 3 /* PT_INTERP */) {
-				put_le(p + 8, 8, plan->head_from);
+				put_le(p + 8, 8, RUN_FROM(plan));
 				done = true;
 			}
 		}
