@@ -396,6 +396,18 @@ void ebid_plan_release(struct ebid_plan *plan);
 /* Words for the plan's actions ("add-note,fill"), or "unchanged". */
 void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len);
 
+/* What a plan does to the file, in one word for a report. */
+enum ebid_outcome {
+	EBID_OUTCOME_UNCHANGED = 0,
+	EBID_OUTCOME_INJECTED,          /* a note added and filled */
+	EBID_OUTCOME_RESERVED,          /* a zero note added, or an id zeroed */
+	EBID_OUTCOME_BACKFILLED,        /* a note that was there filled */
+	EBID_OUTCOME_REPAIRED,          /* made visible, nothing filled */
+};
+
+enum ebid_outcome ebid_plan_outcome(const struct ebid_plan *plan);
+/* Does the plan change the file at all? */
+bool ebid_plan_changes(const struct ebid_plan *plan);
 
 /* Hash algorithms by name ("sha1", ...) and the id length each gives. */
 size_t ebid_hash_id_len(enum ebid_hash_alg alg);

@@ -14,16 +14,18 @@
 
 static enum outcome outcome_of(const struct ebid_plan *plan)
 {
-	unsigned a = plan->actions;
-
-	if (a & EBID_ACT_ADD_NOTE)
-		return (a & EBID_ACT_FILL) ? OUT_INJECTED : OUT_RESERVED;
-	if (a & EBID_ACT_ZERO)
+	switch (ebid_plan_outcome(plan)) {
+	case EBID_OUTCOME_INJECTED:
+		return OUT_INJECTED;
+	case EBID_OUTCOME_RESERVED:
 		return OUT_RESERVED;
-	if (a & EBID_ACT_FILL)
+	case EBID_OUTCOME_BACKFILLED:
 		return OUT_BACKFILLED;
-	if (a)
+	case EBID_OUTCOME_REPAIRED:
 		return OUT_REPAIRED;
+	case EBID_OUTCOME_UNCHANGED:
+		break;
+	}
 	return OUT_UNCHANGED;
 }
 
@@ -159,7 +161,7 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 		r->constant_kept = !job.opts.replace_constant;
 	}
 	r->outcome = outcome_of(&job.plan);
-	if (job.plan.actions)
+	if (ebid_plan_changes(&job.plan))
 		ebid_plan_describe(&job.plan, r->actions, sizeof(r->actions));
 	ebid_hex(r->id, job.id, job.id_len);
 	r->how = job.changed ? job.how : NULL;

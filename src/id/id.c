@@ -52,7 +52,7 @@ static void overlay(const struct ebid_plan *plan, uint64_t pos,
 /* Where output bytes come from. */
 enum piece_kind {
 	PIECE_INPUT,            /* the input, at *in_pos */
-	PIECE_ZERO,             /* the inserted zeros (EBID_ACT_INSERT) */
+	PIECE_ZERO,             /* the inserted zeros (plan->ins_len) */
 	PIECE_APPEND,           /* plan->append, at *in_pos */
 };
 

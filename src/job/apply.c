@@ -40,7 +40,7 @@ static int write_at(int fd, const unsigned char *buf, size_t n, uint64_t pos,
 struct copy {
 	int in, out;
 	uint64_t size;          /* of the input */
-	uint64_t ins_at, ins_len;       /* EBID_ACT_INSERT: the gap */
+	uint64_t ins_at, ins_len;       /* the inserted gap, if ins_len */
 	uint64_t written;       /* writeback started for [0, written) */
 	int ret;
 	char err[EBID_ERRLEN];

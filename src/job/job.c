@@ -302,7 +302,7 @@ static int run_once(struct ebid_job *job, bool leased, char *err,
 	job->src = &src;
 	ret = read_and_plan(job, &src, err, errlen);
 	if (ret || job->skipped || job->dry_run ||
-	    (!job->plan.actions && !job->output))
+	    (!ebid_plan_changes(&job->plan) && !job->output))
 		goto out;
 	if ((in_place || leased) && job->plan.ins_len) {
 		/* The file's bytes would move: no journal can undo that. */

@@ -164,6 +164,25 @@ out:
 	return ret;
 }
 
+enum ebid_outcome ebid_plan_outcome(const struct ebid_plan *plan)
+{
+	unsigned a = plan->actions;
+
+	if (a & EBID_ACT_ADD_NOTE)
+		return (a & EBID_ACT_FILL) ? EBID_OUTCOME_INJECTED
+					   : EBID_OUTCOME_RESERVED;
+	if (a & EBID_ACT_ZERO)
+		return EBID_OUTCOME_RESERVED;
+	if (a & EBID_ACT_FILL)
+		return EBID_OUTCOME_BACKFILLED;
+	return a ? EBID_OUTCOME_REPAIRED : EBID_OUTCOME_UNCHANGED;
+}
+
+bool ebid_plan_changes(const struct ebid_plan *plan)
+{
+	return plan->actions != 0;
+}
+
 void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len)
 {
 	static const struct {
