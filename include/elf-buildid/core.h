@@ -389,6 +389,57 @@ static inline uint64_t ebid_plan_body_end(const struct ebid_plan *plan)
 	return plan->in_size + plan->ins_len;
 }
 
+/*
+ * Where the output's bytes come from: the one map of a plan's output,
+ * which hashing (id/), the copy (job/apply.c) and the edit the in-place
+ * writer takes (ebid_plan_edit()) all walk. The patches and the id are
+ * laid over it.
+ */
+enum ebid_piece_kind {
+	EBID_PIECE_INPUT,       /* the input's bytes from src on */
+	EBID_PIECE_ZERO,        /* zeros: the gap inserted at ins_at */
+	EBID_PIECE_APPEND,      /* plan->append from src on */
+};
+
+struct ebid_piece {
+	enum ebid_piece_kind kind;
+	uint64_t src;           /* where in the input, or in plan->append */
+	uint64_t len;           /* how many bytes from the output's pos on */
+};
+
+/*
+ * The piece of the output that holds byte pos, cut to at most n bytes
+ * (appended bytes run to the end of the output).
+ */
+static inline struct ebid_piece ebid_plan_piece(const struct ebid_plan *plan,
+						uint64_t pos, uint64_t n)
+{
+	uint64_t a = plan->ins_len ? plan->ins_at : plan->in_size;
+	uint64_t z = a + plan->ins_len, b = ebid_plan_body_end(plan), lim;
+	struct ebid_piece pc;
+
+	if (pos < a) {
+		pc.kind = EBID_PIECE_INPUT;
+		pc.src = pos;
+		lim = a;
+	} else if (pos < z) {
+		pc.kind = EBID_PIECE_ZERO;
+		pc.src = 0;
+		lim = z;
+	} else if (pos < b) {
+		pc.kind = EBID_PIECE_INPUT;
+		pc.src = pos - plan->ins_len;
+		lim = b;
+	} else {
+		pc.kind = EBID_PIECE_APPEND;
+		pc.src = pos - b;
+		pc.len = n;
+		return pc;
+	}
+	pc.len = lim - pos < n ? lim - pos : n;
+	return pc;
+}
+
 /* Plan what opts asks of elf. An empty plan (actions 0) means no change. */
 int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
 		   const struct ebid_opts *opts, char *err, size_t errlen);

@@ -49,43 +49,6 @@ static void overlay(const struct ebid_plan *plan, uint64_t pos,
 	}
 }
 
-/* Where output bytes come from. */
-enum piece_kind {
-	PIECE_INPUT,            /* the input, at *in_pos */
-	PIECE_ZERO,             /* the inserted zeros (plan->ins_len) */
-	PIECE_APPEND,           /* plan->append, at *in_pos */
-};
-
-/*
- * The output bytes from pos on that come from one place: how many (at most
- * n), and from where.
- */
-static size_t piece_at(const struct ebid_plan *plan, uint64_t pos, uint64_t n,
-		       enum piece_kind *kind, uint64_t *in_pos)
-{
-	uint64_t a = plan->ins_len ? plan->ins_at : plan->in_size;
-	uint64_t z = a + plan->ins_len, b = ebid_plan_body_end(plan), lim;
-
-	if (pos < a) {
-		*kind = PIECE_INPUT;
-		*in_pos = pos;
-		lim = a;
-	} else if (pos < z) {
-		*kind = PIECE_ZERO;
-		*in_pos = 0;
-		lim = z;
-	} else if (pos < b) {
-		*kind = PIECE_INPUT;
-		*in_pos = pos - plan->ins_len;
-		lim = b;
-	} else {
-		*kind = PIECE_APPEND;
-		*in_pos = pos - b;
-		return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
-	}
-	return lim - pos < n ? (size_t)(lim - pos) : (size_t)n;
-}
-
 int ebid_read_out(const struct ebid_src *src, const struct ebid_plan *plan,
 		    uint64_t pos, unsigned char *buf, size_t n)
 {
@@ -93,18 +56,17 @@ int ebid_read_out(const struct ebid_src *src, const struct ebid_plan *plan,
 	int ret;
 
 	while (done < n) {
-		enum piece_kind kind;
-		uint64_t at;
-		size_t k = piece_at(plan, pos + done, n - done, &kind, &at);
+		struct ebid_piece pc = ebid_plan_piece(plan, pos + done, n - done);
+		size_t k = (size_t)pc.len;
 
-		if (kind == PIECE_INPUT) {
-			ret = ebid_src_read(src, at, buf + done, k);
+		if (pc.kind == EBID_PIECE_INPUT) {
+			ret = ebid_src_read(src, pc.src, buf + done, k);
 			if (ret)
 				return ret;
-		} else if (kind == PIECE_ZERO) {
+		} else if (pc.kind == EBID_PIECE_ZERO) {
 			memset(buf + done, 0, k);
 		} else {
-			memcpy(buf + done, plan->append + at, k);
+			memcpy(buf + done, plan->append + pc.src, k);
 		}
 		done += k;
 	}
@@ -201,11 +163,11 @@ static int feed(struct ebid_hash *h, const struct ebid_src *src,
 
 	while (!ret && n) {
 		struct ebid_window w;
-		enum piece_kind kind;
-		uint64_t in_pos;
-		size_t len, in = piece_at(plan, pos, n, &kind, &in_pos);
+		struct ebid_piece pc = ebid_plan_piece(plan, pos, n);
+		uint64_t in_pos = pc.src;
+		size_t len, in = pc.len > SIZE_MAX ? SIZE_MAX : (size_t)pc.len;
 
-		if (*map && src->fd >= 0 && kind == PIECE_INPUT) {
+		if (*map && src->fd >= 0 && pc.kind == EBID_PIECE_INPUT) {
 			struct window_feed f = { .h = h, .plan = plan,
 						 .pos = pos, .buf = buf,
 						 .err = err, .errlen = errlen };

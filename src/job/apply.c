@@ -35,51 +35,44 @@ static int write_at(int fd, const unsigned char *buf, size_t n, uint64_t pos,
 /*
  * The bulk copy of the input into the output file, run beside the hash:
  * copy_file_range() keeps the bytes in the kernel; a read/write loop is
- * the fallback where it is not supported.
+ * the fallback where it is not supported. What goes where is the plan's
+ * map (ebid_plan_piece()): each piece of the input is copied to its
+ * place, the gap and the appended bytes are not the copy's.
  */
 struct copy {
 	int in, out;
-	uint64_t size;          /* of the input */
-	uint64_t ins_at, ins_len;       /* the inserted gap, if ins_len */
-	uint64_t written;       /* writeback started for [0, written) */
+	const struct ebid_plan *plan;
+	uint64_t written;       /* writeback started for [0, written) of the
+				 * output */
 	int ret;
 	char err[EBID_ERRLEN];
 };
 
-/* The output offset of input offset pos. */
-static uint64_t out_pos(const struct copy *c, uint64_t pos)
-{
-	return c->ins_len && pos >= c->ins_at ? pos + c->ins_len : pos;
-}
-
-/* Copies [pos, end) of the input; 0 or a negative errno in c->ret. */
+/*
+ * Copies [pos, end) of the input to pos + delta of the output; 0 or a
+ * negative errno in c->ret.
+ */
 static void copy_range(struct copy *c, uint64_t pos, uint64_t end,
-		       bool *fallback, unsigned char **buf)
+		       uint64_t delta, bool *fallback, unsigned char **buf)
 {
-	/* The bytes after an inserted gap land behind it. */
-	if (c->ins_len && pos < c->ins_at && end > c->ins_at) {
-		copy_range(c, pos, c->ins_at, fallback, buf);
-		if (c->ret)
-			return;
-		pos = c->ins_at;
-	}
 	while (pos < end) {
 		size_t want = end - pos < PIECE ? (size_t)(end - pos) : PIECE;
+		uint64_t out = pos + delta;
 		ssize_t n;
 
-		if (pos - c->written >= PIECE) {
+		if (out > c->written && out - c->written >= PIECE) {
 			/* Start writeback of what is copied so far while the
 			 * copy goes on, so the disk works beside us and the
 			 * final fsync has little left to wait for. A hint:
 			 * errors show at fsync. */
 			sync_file_range(c->out, (off_t)c->written,
-					(off_t)(pos - c->written),
+					(off_t)(out - c->written),
 					SYNC_FILE_RANGE_WRITE);
-			c->written = pos;
+			c->written = out;
 		}
 
 		if (!*fallback) {
-			loff_t ip = (loff_t)pos, op = (loff_t)out_pos(c, pos);
+			loff_t ip = (loff_t)pos, op = (loff_t)out;
 
 			n = copy_file_range(c->in, &ip, c->out, &op, want, 0);
 			if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
@@ -114,7 +107,7 @@ static void copy_range(struct copy *c, uint64_t pos, uint64_t end,
 				 "read failed: %s", strerror(-c->ret));
 			return;
 		}
-		c->ret = write_at(c->out, *buf, want, out_pos(c, pos), c->err,
+		c->ret = write_at(c->out, *buf, want, out, c->err,
 				  sizeof(c->err));
 		if (c->ret)
 			return;
@@ -123,37 +116,60 @@ static void copy_range(struct copy *c, uint64_t pos, uint64_t end,
 }
 
 /*
- * Copies the data extents only (SEEK_DATA/SEEK_HOLE), so a sparse input
- * stays sparse; the size is set by ftruncate at the end.
+ * Copies the data extents of the input's [lo, hi) only (SEEK_DATA and
+ * SEEK_HOLE), so a sparse input stays sparse, to delta further on.
  */
-static void *copy_worker(void *arg)
+static void copy_extents(struct copy *c, uint64_t lo, uint64_t hi,
+			 uint64_t delta, bool *fallback, unsigned char **buf)
 {
-	struct copy *c = arg;
-	unsigned char *buf = NULL;
-	bool fallback = false;
-	struct stat st;
-	uint64_t pos = 0, out_size = c->size + c->ins_len;
+	uint64_t pos = lo;
 
-	while (!c->ret && pos < c->size) {
+	while (!c->ret && pos < hi) {
 		off_t data = lseek(c->in, (off_t)pos, SEEK_DATA), hole;
 
 		if (data < 0 && errno == ENXIO)
 			break; /* only a hole is left */
 		if (data < 0) {
-			copy_range(c, pos, c->size, &fallback, &buf);
+			copy_range(c, pos, hi, delta, fallback, buf);
 			break;
 		}
+		if ((uint64_t)data >= hi)
+			break;
 		hole = lseek(c->in, data, SEEK_HOLE);
-		if (hole < 0 || (uint64_t)hole > c->size)
-			hole = (off_t)c->size;
-		copy_range(c, (uint64_t)data, (uint64_t)hole, &fallback, &buf);
+		if (hole < 0 || (uint64_t)hole > hi)
+			hole = (off_t)hi;
+		copy_range(c, (uint64_t)data, (uint64_t)hole, delta, fallback,
+			   buf);
 		pos = (uint64_t)hole;
+	}
+}
+
+/*
+ * Every input piece of the map to its place; the size is set by ftruncate
+ * at the end (holes, the gap, stay sparse).
+ */
+static void *copy_worker(void *arg)
+{
+	struct copy *c = arg;
+	const struct ebid_plan *plan = c->plan;
+	unsigned char *buf = NULL;
+	bool fallback = false;
+	struct stat st;
+	uint64_t out = 0, body = ebid_plan_body_end(plan);
+
+	while (!c->ret && out < body) {
+		struct ebid_piece pc = ebid_plan_piece(plan, out, body - out);
+
+		if (pc.kind == EBID_PIECE_INPUT)
+			copy_extents(c, pc.src, pc.src + pc.len, out - pc.src,
+				     &fallback, &buf);
+		out += pc.len;
 	}
 	/* A hole at the end leaves the copy short: set the size. Only then:
 	 * a truncate to the same size still costs 0.5 ms on XFS. */
 	if (!c->ret && (fstat(c->out, &st) != 0 ||
-			(uint64_t)st.st_size != out_size) &&
-	    ftruncate(c->out, (off_t)out_size) != 0)
+			(uint64_t)st.st_size != body) &&
+	    ftruncate(c->out, (off_t)body) != 0)
 		c->ret = ebid_err(c->err, sizeof(c->err), -errno,
 				  "cannot set the output's size: %s",
 				  strerror(errno));
@@ -184,9 +200,7 @@ static int apply(const struct ebid_src *src, const struct ebid_plan *plan,
 		 struct sink *sink, unsigned char id[EBID_MAX_ID], char *err,
 		 size_t errlen)
 {
-	struct copy c = { .in = src->fd, .out = sink->fd,
-			  .size = plan->in_size, .ins_at = plan->ins_at,
-			  .ins_len = plan->ins_len };
+	struct copy c = { .in = src->fd, .out = sink->fd, .plan = plan };
 	pthread_t th;
 	bool copying = false;
 	uint64_t pos;

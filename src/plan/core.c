@@ -13,9 +13,16 @@
 #include "elf/elf.h"
 #include "plan/plan.h"
 
+/*
+ * The edit: the patches, then what the output's map (ebid_plan_piece())
+ * says is not the input (appended bytes; a gap makes the edit one that
+ * inserts), then the id over them.
+ */
 int ebid_plan_edit(const struct ebid_plan *plan, const unsigned char *id,
 		   struct ebid_edit *e)
 {
+	struct ebid_piece pc;
+	uint64_t pos;
 	size_t i, n = 0;
 
 	memset(e, 0, sizeof(*e));
@@ -26,17 +33,21 @@ int ebid_plan_edit(const struct ebid_plan *plan, const unsigned char *id,
 		e->v[n++] = (struct ebid_range){ plan->patches[i].off,
 						 plan->patches[i].len,
 						 plan->patches[i].bytes, false };
-	if (plan->append_len)
-		e->v[n++] = (struct ebid_range){ ebid_plan_body_end(plan),
-						 plan->append_len,
-						 plan->append, true };
+	for (pos = 0; pos < plan->out_size; pos += pc.len) {
+		pc = ebid_plan_piece(plan, pos, plan->out_size - pos);
+		if (pc.kind == EBID_PIECE_APPEND)
+			e->v[n++] = (struct ebid_range){ pos, pc.len,
+							 plan->append + pc.src,
+							 true };
+		else if (pc.kind == EBID_PIECE_ZERO)
+			e->inserts = true;
+	}
 	if (plan->fill)
 		e->v[n++] = (struct ebid_range){ plan->id_off, plan->id_len,
 						 id, false };
 	e->n = n;
 	e->in_size = plan->in_size;
 	e->out_size = plan->out_size;
-	e->inserts = plan->ins_len != 0;
 	return 0;
 }
 
