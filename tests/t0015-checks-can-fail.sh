@@ -110,4 +110,26 @@ expect_exit 0 python3 "$sizes" "$TOP"
 expect_eq "findings" "$out" ""
 t_end
 
+# expect_false (lib.sh) takes only a clean failure: what it makes of each
+# exit status, counted in a subshell so the probes' failures stay there.
+t_begin "expect_false passes a status of 1 to 125 only: 0, 126 (not executable), 127 (not found), 128 and a signal fail the check"
+probe_false() { # ARGV...: 'pass' or 'fail', what expect_false made of ARGV
+	(
+		t_why=()
+		expect_false probe "$@" >/dev/null 2>&1
+		[ ${#t_why[@]} -eq 0 ] && echo pass || echo fail
+	)
+}
+for s in 1 2 125; do
+	expect_eq "exit $s" "$(probe_false sh -c "exit $s")" pass
+done
+for s in 0 126 127 128 129 137 255; do
+	expect_eq "exit $s" "$(probe_false sh -c "exit $s")" fail
+done
+expect_eq "killed by SIGTERM" "$(probe_false sh -c 'kill -TERM $$')" fail
+expect_eq "a command not found" "$(probe_false "$SCRATCH/no-such-command")" fail
+: >"$SCRATCH/not-executable"
+expect_eq "a file not executable" "$(probe_false "$SCRATCH/not-executable")" fail
+t_end
+
 t_done
