@@ -124,6 +124,10 @@ struct result {
 					 * or kept, for -v; "" if none */
 	bool constant_kept;             /* --keep-constant-id kept it */
 	unsigned long long dev, ino;
+	/* verify: the judged file's change times (fstat of the descriptor
+	 * it was read through), to tell it again when its bytes are hashed
+	 * after the run (same_file()). */
+	long long mtime_ns, ctime_ns;
 	bool alias;                     /* another name of a listed inode */
 	/*
 	 * verify --against-manifest, --against-debuginfod: what the earlier

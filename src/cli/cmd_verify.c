@@ -180,6 +180,10 @@ static int verify_open(const struct cli *cli, const struct ebid_walk_entry *e,
 		return fd;
 	if (!ret && !ebid_elf_check_program(elf, why, sizeof(why))) {
 		fill_elf_facts(r, elf);
+		r->dev = (unsigned long long)st.st_dev;
+		r->ino = (unsigned long long)st.st_ino;
+		r->mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+		r->ctime_ns = st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
 		return fd;
 	}
 	if (!ret) {
@@ -358,24 +362,49 @@ static void unique_history(struct result *r)
 }
 
 /* Whether a and b are one file: one inode, or the same bytes. */
-static bool same_file(struct result *a, struct result *b)
+/* Is the file open on fd, as fstat says, the one r judged? */
+static bool still_judged(const struct result *r, int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && (unsigned long long)st.st_dev == r->dev &&
+	       (unsigned long long)st.st_ino == r->ino &&
+	       (unsigned long long)st.st_size == r->size &&
+	       st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec ==
+		       r->mtime_ns &&
+	       st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec ==
+		       r->ctime_ns;
+}
+
+/*
+ * Do a and b hold the same bytes? A member's SHA-256 was taken as it was
+ * read; a file's is taken now, through the held directories and under its
+ * shared lock (open_named()), and only of the very inode judged, unchanged
+ * since (device, inode, size, change times, before and after the hash):
+ * a file swapped or rewritten meanwhile is not taken for its twin.
+ */
+static bool same_file(const struct cli *cli, struct result *a,
+		      struct result *b)
 {
 	struct result *r[2] = { a, b };
 	char err[EBID_ERRLEN];
+	struct stat st;
 	int i, fd;
 
-	if (a->ino && a->dev == b->dev && a->ino == b->ino)
+	if (a->ino && a->dev == b->dev && a->ino == b->ino &&
+	    !a->member_at && !b->member_at)
 		return true; /* hard links */
 	if (a->size != b->size)
 		return false;
-	/* A member's SHA-256 was taken as it was read; a file's is now. */
 	for (i = 0; i < 2; i++) {
 		if (r[i]->sha256[0])
 			continue;
-		fd = open(r[i]->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		fd = open_named(cli, r[i]->path, &st, err, sizeof(err));
 		if (fd < 0)
 			return false;
-		if (ebid_sha256_fd(fd, r[i]->sha256, err, sizeof(err)))
+		if (!still_judged(r[i], fd) ||
+		    ebid_sha256_fd(fd, r[i]->sha256, err, sizeof(err)) ||
+		    !still_judged(r[i], fd))
 			r[i]->sha256[0] = '\0';
 		close(fd);
 		if (!r[i]->sha256[0])
@@ -389,7 +418,7 @@ static bool same_file(struct result *a, struct result *b)
  * same file shipped twice (the same bytes, in two packages or two
  * directories) is no collision: it passes, naming the other.
  */
-static void check_unique(struct result *v, size_t n)
+static void check_unique(const struct cli *cli, struct result *v, size_t n)
 {
 	struct result **s = calloc(n ? n : 1, sizeof(*s));
 	size_t i, j, m = 0;
@@ -406,7 +435,7 @@ static void check_unique(struct result *v, size_t n)
 		for (j = 0; j < m && !other; j++) {
 			if (j == i || strcmp(s[i]->id, s[j]->id))
 				continue;
-			if (same_file(s[i], s[j]))
+			if (same_file(cli, s[i], s[j]))
 				twin = twin ? twin : s[j];
 			else
 				other = s[j];
@@ -674,7 +703,7 @@ int cmd_verify(const struct cli *cli, char **args, int nargs)
 		status = EXIT_FILE;
 		goto out;
 	}
-	check_unique(v, n);
+	check_unique(cli, v, n);
 	for (i = 0; i < n; i++) {
 		struct result *r = &v[i];
 
