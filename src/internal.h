@@ -105,4 +105,99 @@ struct ebid_edit {
 				 * cannot be edited in place */
 };
 
+/* A byte range that the plan overwrites. Owns bytes. */
+struct ebid_patch {
+	uint64_t off;
+	size_t len;
+	unsigned char *bytes;
+	char what[64];
+};
+
+/*
+ * The planned output as the layers below plan/ see it, made by plan/'s
+ * ebid_plan_output() and pointing into the plan: the bytes that make it
+ * (the input, a gap, appended bytes; ebid_output_piece() says which), the
+ * patches and the id laid over them, and how the id is made. id/ hashes
+ * it, job/ copies it; neither reads a plan.
+ */
+struct ebid_output {
+	uint64_t in_size, out_size;
+	uint64_t ins_at, ins_len;       /* the inserted gap, if ins_len */
+	const unsigned char *append;    /* appended at in_size + ins_len */
+	size_t append_len;
+	const struct ebid_patch *patches;
+	size_t npatches;
+	bool fill;                      /* id_off/id_len are to be filled */
+	bool hash;                      /* by hashing (else the bytes of id) */
+	enum ebid_hash_alg alg;
+	uint64_t id_off;
+	size_t id_len;
+	unsigned char id[EBID_MAX_ID];  /* explicit id, or the existing one */
+};
+
+/*
+ * Where the output's bytes come from: the one map of a plan's output,
+ * which hashing (id/), the copy (job/apply.c) and the edit the in-place
+ * writer takes (ebid_plan_edit()) all walk. The patches and the id are
+ * laid over it.
+ */
+enum ebid_piece_kind {
+	EBID_PIECE_INPUT,       /* the input's bytes from src on */
+	EBID_PIECE_ZERO,        /* zeros: the gap inserted at ins_at */
+	EBID_PIECE_APPEND,      /* the appended bytes from src on */
+};
+
+struct ebid_piece {
+	enum ebid_piece_kind kind;
+	uint64_t src;           /* where in the input, or in plan->append */
+	uint64_t len;           /* how many bytes from the output's pos on */
+};
+
+/*
+ * The piece of the output that holds byte pos, cut to at most n bytes
+ * (appended bytes run to the end of the output).
+ */
+static inline struct ebid_piece ebid_output_piece(const struct ebid_output *plan,
+						  uint64_t pos, uint64_t n)
+{
+	uint64_t a = plan->ins_len ? plan->ins_at : plan->in_size;
+	uint64_t z = a + plan->ins_len, b = plan->in_size + plan->ins_len, lim;
+	struct ebid_piece pc;
+
+	if (pos < a) {
+		pc.kind = EBID_PIECE_INPUT;
+		pc.src = pos;
+		lim = a;
+	} else if (pos < z) {
+		pc.kind = EBID_PIECE_ZERO;
+		pc.src = 0;
+		lim = z;
+	} else if (pos < b) {
+		pc.kind = EBID_PIECE_INPUT;
+		pc.src = pos - plan->ins_len;
+		lim = b;
+	} else {
+		pc.kind = EBID_PIECE_APPEND;
+		pc.src = pos - b;
+		pc.len = n;
+		return pc;
+	}
+	pc.len = lim - pos < n ? lim - pos : n;
+	return pc;
+}
+
+
+/* plan/: the output view of plan (it points into plan). */
+void ebid_plan_output(const struct ebid_plan *plan, struct ebid_output *o);
+
+/*
+ * plan/: the plan's new bytes with id (its id_len bytes, when the plan
+ * fills the id) as an edit for fs/: the patches, the appended bytes, then
+ * the id. The ranges point into plan and id, which must outlive e;
+ * release it with ebid_edit_release(). 0 or -ENOMEM.
+ */
+int ebid_plan_edit(const struct ebid_plan *plan, const unsigned char *id,
+		   struct ebid_edit *e);
+void ebid_edit_release(struct ebid_edit *e);
+
 #endif

@@ -33,7 +33,7 @@ t_end
 
 # The layers: every include in src/ by docs/hacking.md's table (issue 29).
 layers=$TOP/tests/lint/layers.py
-t_begin "layers.py flags an include of a folder above the file's own, internal.h in cli/, a plan read in elf/, the planner's header in check/"
+t_begin "layers.py flags an include of a folder above the file's own, internal.h in cli/, a plan read in elf/, the planner's header in check/, the plan's in job/"
 mkdir -p "$SCRATCH/tree/src/elf" "$SCRATCH/tree/src/cli" "$SCRATCH/tree/docs"
 cp "$TOP/docs/hacking.md" "$SCRATCH/tree/docs/"
 printf '#include "internal.h"\n#include "elf/layout.h"\n#include "check/check.h"\n' >"$SCRATCH/tree/src/elf/up.c"
@@ -41,12 +41,15 @@ printf 'int f(const struct ebid_plan *plan);\n' >"$SCRATCH/tree/src/elf/reads.c"
 printf '#include "cli/cli.h"\n#include "internal.h"\n' >"$SCRATCH/tree/src/cli/in.c"
 mkdir -p "$SCRATCH/tree/src/check"
 printf '#include "plan/plan.h"\n#include "plan/planner.h"\n' >"$SCRATCH/tree/src/check/state.c"
+mkdir -p "$SCRATCH/tree/src/job"
+printf '#include "internal.h"\n#include "plan/plan.h"\n' >"$SCRATCH/tree/src/job/fields.c"
 expect_exit 1 python3 "$layers" "$SCRATCH/tree"
+expect_match "the plan's fields in job/" "$out" '^src/job/fields\.c:2: uses "plan/plan\.h": src/job/ may call plan/ but not read its headers'
 expect_match "the planner's state in check/" "$out" '^src/check/state\.c:2: uses "plan/planner\.h": src/check/ may read plan/plan\.h only'
 expect_match "the upward include" "$out" '^src/elf/up\.c:3: uses "check/check\.h"'
 expect_match "internal.h in cli/" "$out" '^src/cli/in\.c:2: uses "internal\.h"'
 expect_match "a plan read in elf/" "$out" '^src/elf/reads\.c:1: uses "struct ebid_plan"'
-expect_eq "findings" "$(wc -l <<<"$out")" 4
+expect_eq "findings" "$(wc -l <<<"$out")" 5
 t_end
 
 t_begin "layers.py --objects flags a call into a folder the table does not allow, and cli/'s call into the library past its public API"

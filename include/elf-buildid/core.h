@@ -237,33 +237,6 @@ enum ebid_mode {
 	EBID_MODE_BACKFILL,     /* fill a reserved all-zero note */
 };
 
-/* What a plan does, as bits. */
-enum ebid_action {
-	EBID_ACT_NONE = 0,
-	EBID_ACT_ADD_NOTE = 1 << 0,     /* a new note and section */
-	EBID_ACT_FILL = 1 << 1,         /* descriptor filled by hash or --id */
-	EBID_ACT_EXTEND_PT = 1 << 2,    /* an existing PT_NOTE grown */
-	EBID_ACT_ADD_PT = 1 << 3,       /* a PT_NOTE program header added */
-	EBID_ACT_MOVE_SHDRS = 1 << 4,   /* section header table moved */
-	EBID_ACT_SHSTRTAB = 1 << 5,     /* section name table changed */
-	EBID_ACT_ZERO = 1 << 6,         /* a filled id zeroed (reserve -f) */
-	EBID_ACT_MOVE_NOTE = 1 << 7,    /* a first-page note moved into the
-					 * first PT_LOAD's padding, its PT_NOTE
-					 * retargeted, the PT_LOAD grown */
-	EBID_ACT_MOVE_HEAD = 1 << 8,    /* .interp and the notes after the
-					 * program headers moved behind the
-					 * first PT_LOAD, making room for a new
-					 * PT_NOTE and the note */
-	EBID_ACT_INSERT = 1 << 9,       /* file offsets from ins_at on moved
-					 * up by ins_len (a whole number of
-					 * segment alignments) */
-	EBID_ACT_NEW_LOAD = 1 << 10,    /* the sections after the program
-					 * headers copied into a new read-only
-					 * PT_LOAD appended at the end of the
-					 * file, making room for it, a new
-					 * PT_NOTE and the note */
-};
-
 struct ebid_opts {
 	enum ebid_mode mode;
 	enum ebid_hash_alg alg;
@@ -279,168 +252,20 @@ struct ebid_opts {
 					 * replaced as a reserved note is */
 };
 
-/* A byte range that the plan overwrites. Owns bytes. */
-struct ebid_patch {
-	uint64_t off;
-	size_t len;
-	unsigned char *bytes;
-	char what[64];
-};
-
 /*
- * A run of the input's bytes that a plan moved: the bytes [from, from +
- * size) of the input are at the output's offset from + off_delta, and the
- * addresses the input's PT_LOAD gave them moved by addr_delta.
+ * A plan: what the planner (src/plan/) decided to do to a file. Its
+ * fields are plan/'s (src/plan/plan.h); the rest of the tool and the
+ * library's users hold it by pointer and ask it through the functions
+ * below (docs/hacking.md, "A plan is data").
  */
-struct ebid_run {
-	uint64_t from, size;
-	int64_t off_delta, addr_delta;
-};
+struct ebid_plan;
 
-#define EBID_RUNS_MAX 2         /* runs a plan may move */
-#define EBID_PH_ADDED_MAX 2     /* program headers a plan may add */
-#define EBID_PH_CHANGED_MAX 8   /* input program headers it may change */
+/* A new, empty plan for ebid_plan_make(); NULL when out of memory. */
+struct ebid_plan *ebid_plan_new(void);
+/* Releases what ebid_plan_make() put in plan, and plan itself. */
+void ebid_plan_free(struct ebid_plan *plan);
 
-/*
- * A plan: byte patches over the input, bytes appended at its end, and the
- * descriptor range that the id fills. Patches are sorted and disjoint.
- */
-struct ebid_plan {
-	unsigned actions;               /* enum ebid_action bits */
-	struct ebid_patch *patches;
-	size_t npatches, cap;
-	unsigned char *append;          /* placed at in_size */
-	size_t append_len;
-	uint64_t in_size, out_size;
-	bool fill;                      /* id_off/id_len are to be filled */
-	bool hash;                      /* by hashing (else explicit id bytes) */
-	enum ebid_hash_alg alg;
-	uint64_t id_off;
-	size_t id_len;
-	unsigned char id[EBID_MAX_ID];  /* explicit id, or the existing one */
-	size_t new_pt;                  /* EBID_ACT_ADD_PT: its index; the
-					 * program headers from there on were
-					 * one lower */
-	/*
-	 * A move (runs below): grown_load is the input's PT_LOAD that mapped
-	 * the moved bytes (the first; move-note and move-head grow it);
-	 * move-note's moved section and its retargeted PT_NOTE; new-load's
-	 * PT_LOAD in the output, which holds exactly the run.
-	 */
-	size_t moved_shndx;
-	size_t moved_pt, grown_load;
-	size_t new_load;
-	/*
-	 * EBID_ACT_INSERT: ins_len zero bytes at ins_at in the output; the
-	 * input from ins_at on follows them. Patch offsets are the output's.
-	 */
-	uint64_t ins_at, ins_len;
-	/*
-	 * What the plan did to the file's layout, as data (docs/hacking.md,
-	 * "A plan is data"): the row of the placement table that placed the
-	 * note or made it visible ("move-head", "repair-coverage"; NULL when
-	 * no placement ran), the program headers it added (their indices in
-	 * the output, ascending), the sections it added, the runs it moved.
-	 * The self-check, emit, check and the reference fixing read these,
-	 * not the action bits.
-	 */
-	const char *placed_by;
-	size_t added_ph[EBID_PH_ADDED_MAX], nadded_ph;
-	size_t nadded_sh;
-	struct ebid_run runs[EBID_RUNS_MAX];
-	size_t nruns;
-	/*
-	 * The input's program headers that the plan changed in place beyond
-	 * what the runs and the gap explain (a PT_NOTE grown or retargeted,
-	 * the PT_LOAD grown, PT_PHDR grown over a new header), which the
-	 * checks of what changed them look at.
-	 */
-	size_t changed_ph[EBID_PH_CHANGED_MAX], nchanged_ph;
-	/*
-	 * The section headers were put in file order, as linkers write them
-	 * (plan/order.c): input section i (and the new one, i == shmap_n - 1)
-	 * is output section shmap[i]. NULL: every section kept its number,
-	 * the new one is last.
-	 */
-	size_t *shmap;
-	size_t shmap_n;
-};
-
-/* Where input offset off is in the output of plan. */
-static inline uint64_t ebid_plan_outoff(const struct ebid_plan *plan,
-					uint64_t off)
-{
-	return plan->ins_len && off >= plan->ins_at ? off + plan->ins_len
-						    : off;
-}
-
-/*
- * Where input section i is in the output of plan (i == the input's count:
- * the new section).
- */
-static inline size_t ebid_plan_shndx(const struct ebid_plan *plan, size_t i)
-{
-	return plan->shmap && i < plan->shmap_n ? plan->shmap[i] : i;
-}
-
-/* The end of the input's bytes in the output: appended bytes start here. */
-static inline uint64_t ebid_plan_body_end(const struct ebid_plan *plan)
-{
-	return plan->in_size + plan->ins_len;
-}
-
-/*
- * Where the output's bytes come from: the one map of a plan's output,
- * which hashing (id/), the copy (job/apply.c) and the edit the in-place
- * writer takes (ebid_plan_edit()) all walk. The patches and the id are
- * laid over it.
- */
-enum ebid_piece_kind {
-	EBID_PIECE_INPUT,       /* the input's bytes from src on */
-	EBID_PIECE_ZERO,        /* zeros: the gap inserted at ins_at */
-	EBID_PIECE_APPEND,      /* plan->append from src on */
-};
-
-struct ebid_piece {
-	enum ebid_piece_kind kind;
-	uint64_t src;           /* where in the input, or in plan->append */
-	uint64_t len;           /* how many bytes from the output's pos on */
-};
-
-/*
- * The piece of the output that holds byte pos, cut to at most n bytes
- * (appended bytes run to the end of the output).
- */
-static inline struct ebid_piece ebid_plan_piece(const struct ebid_plan *plan,
-						uint64_t pos, uint64_t n)
-{
-	uint64_t a = plan->ins_len ? plan->ins_at : plan->in_size;
-	uint64_t z = a + plan->ins_len, b = ebid_plan_body_end(plan), lim;
-	struct ebid_piece pc;
-
-	if (pos < a) {
-		pc.kind = EBID_PIECE_INPUT;
-		pc.src = pos;
-		lim = a;
-	} else if (pos < z) {
-		pc.kind = EBID_PIECE_ZERO;
-		pc.src = 0;
-		lim = z;
-	} else if (pos < b) {
-		pc.kind = EBID_PIECE_INPUT;
-		pc.src = pos - plan->ins_len;
-		lim = b;
-	} else {
-		pc.kind = EBID_PIECE_APPEND;
-		pc.src = pos - b;
-		pc.len = n;
-		return pc;
-	}
-	pc.len = lim - pos < n ? lim - pos : n;
-	return pc;
-}
-
-/* Plan what opts asks of elf. An empty plan (actions 0) means no change. */
+/* Plan what opts asks of elf. An empty plan means no change. */
 int ebid_plan_make(struct ebid_plan *plan, const struct ebid_elf *elf,
 		   const struct ebid_opts *opts, char *err, size_t errlen);
 void ebid_plan_release(struct ebid_plan *plan);
@@ -457,6 +282,13 @@ enum ebid_outcome {
 };
 
 enum ebid_outcome ebid_plan_outcome(const struct ebid_plan *plan);
+/* The size of the file the plan makes. */
+uint64_t ebid_plan_out_size(const struct ebid_plan *plan);
+/*
+ * The --dry-run listing of plan for the file name: its words, then every
+ * byte range it writes (malloc'd, the caller frees it), or NULL.
+ */
+char *ebid_plan_listing(const struct ebid_plan *plan, const char *name);
 /* Does the plan change the file at all? */
 bool ebid_plan_changes(const struct ebid_plan *plan);
 
@@ -526,7 +358,8 @@ struct ebid_job {
 	const char *skipped;            /* when skipped: why (skip_why) */
 	char skip_why[128];
 	/* results */
-	struct ebid_plan plan;
+	struct ebid_plan *plan;         /* made by ebid_job_run(), freed by
+					 * ebid_job_release() */
 	unsigned char id[EBID_MAX_ID];
 	size_t id_len;
 	bool changed;                   /* a file was written */

@@ -370,7 +370,7 @@ static int check_run_read_back(const struct ebid_elf *old,
 /*
  * The output's bytes [pos, pos + n) as the plan's fields say (ins_at,
  * ins_len, in_size, append, the patches), read from the input in, without
- * the map the writers and the hash share (ebid_plan_piece()): a mistake in
+ * the map the writers and the hash share (ebid_output_piece()): a mistake in
  * that map would be made again by a check that walked it.
  */
 static int expect_out(const struct ebid_plan *plan, const struct ebid_src *in,

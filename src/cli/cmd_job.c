@@ -32,32 +32,7 @@ static enum outcome outcome_of(const struct ebid_plan *plan)
 /* The --dry-run listing: every byte range that would change. */
 static char *plan_text(const struct ebid_job *job)
 {
-	const struct ebid_plan *plan = &job->plan;
-	char words[160], *buf = NULL;
-	size_t len = 0, i;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	ebid_plan_describe(plan, words, sizeof(words));
-	fprintf(f, "%s: %s\n", job->path, words);
-	for (i = 0; i < plan->npatches; i++)
-		fprintf(f, "  patch 0x%llx %zu %s\n",
-			(unsigned long long)plan->patches[i].off,
-			plan->patches[i].len, plan->patches[i].what);
-	if (plan->ins_len)
-		fprintf(f, "  insert 0x%llx %llu zero bytes (the input from there on follows them)\n",
-			(unsigned long long)plan->ins_at,
-			(unsigned long long)plan->ins_len);
-	if (plan->append_len)
-		fprintf(f, "  append 0x%llx %zu bytes at end of file\n",
-			(unsigned long long)ebid_plan_body_end(plan),
-			plan->append_len);
-	if (plan->fill)
-		fprintf(f, "  id 0x%llx %zu\n", (unsigned long long)plan->id_off,
-			plan->id_len);
-	fclose(f);
-	return buf;
+	return ebid_plan_listing(job->plan, job->path);
 }
 
 /* The SHA-256 of what the job left: the file (or -o's output). */
@@ -160,13 +135,13 @@ static void job_work(const struct cli *cli, const struct ebid_walk_entry *e,
 							     : EBID_MAX_ID);
 		r->constant_kept = !job.opts.replace_constant;
 	}
-	r->outcome = outcome_of(&job.plan);
-	if (ebid_plan_changes(&job.plan))
-		ebid_plan_describe(&job.plan, r->actions, sizeof(r->actions));
+	r->outcome = outcome_of(job.plan);
+	if (ebid_plan_changes(job.plan))
+		ebid_plan_describe(job.plan, r->actions, sizeof(r->actions));
 	ebid_hex(r->id, job.id, job.id_len);
 	r->how = job.changed ? job.how : NULL;
 	fill_elf_facts(r, &job.elf);
-	r->size = (unsigned long long)job.plan.out_size;
+	r->size = (unsigned long long)ebid_plan_out_size(job.plan);
 	if (cli->dry_run) {
 		r->text = plan_text(&job);
 	} else if (cli->manifest && manifest_hash(cli, &at, r, err,

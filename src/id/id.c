@@ -15,20 +15,20 @@
 
 #define CHUNK EBID_IO_CHUNK
 #define WINDOW (2u << 20)       /* mapped at a time */
-#define BLOCK (64u << 10)       /* unit of the plan's changes in a window */
+#define BLOCK (64u << 10)       /* unit of the o's changes in a window */
 
 /*
  * Overlays the plan on buf, which holds output bytes [pos, pos + n). The
  * id range reads as zeros while hashing; an explicit id goes in directly.
  */
-static void overlay(const struct ebid_plan *plan, uint64_t pos,
+static void overlay(const struct ebid_output *o, uint64_t pos,
 		    unsigned char *buf, size_t n, bool id_zero)
 {
 	uint64_t end = pos + n;
 	size_t i;
 
-	for (i = 0; i < plan->npatches; i++) {
-		const struct ebid_patch *pt = &plan->patches[i];
+	for (i = 0; i < o->npatches; i++) {
+		const struct ebid_patch *pt = &o->patches[i];
 		uint64_t lo = pt->off > pos ? pt->off : pos;
 		uint64_t hi = pt->off + pt->len < end ? pt->off + pt->len : end;
 
@@ -36,27 +36,27 @@ static void overlay(const struct ebid_plan *plan, uint64_t pos,
 			memcpy(buf + (lo - pos), pt->bytes + (lo - pt->off),
 			       (size_t)(hi - lo));
 	}
-	if (plan->fill) {
-		uint64_t lo = plan->id_off > pos ? plan->id_off : pos;
-		uint64_t hi = plan->id_off + plan->id_len < end
-				      ? plan->id_off + plan->id_len
+	if (o->fill) {
+		uint64_t lo = o->id_off > pos ? o->id_off : pos;
+		uint64_t hi = o->id_off + o->id_len < end
+				      ? o->id_off + o->id_len
 				      : end;
 
 		for (; lo < hi; lo++)
-			buf[lo - pos] = id_zero && plan->hash
+			buf[lo - pos] = id_zero && o->hash
 						? 0
-						: plan->id[lo - plan->id_off];
+						: o->id[lo - o->id_off];
 	}
 }
 
-int ebid_read_out(const struct ebid_src *src, const struct ebid_plan *plan,
+int ebid_read_out(const struct ebid_src *src, const struct ebid_output *o,
 		    uint64_t pos, unsigned char *buf, size_t n)
 {
 	size_t done = 0;
 	int ret;
 
 	while (done < n) {
-		struct ebid_piece pc = ebid_plan_piece(plan, pos + done, n - done);
+		struct ebid_piece pc = ebid_output_piece(o, pos + done, n - done);
 		size_t k = (size_t)pc.len;
 
 		if (pc.kind == EBID_PIECE_INPUT) {
@@ -66,11 +66,11 @@ int ebid_read_out(const struct ebid_src *src, const struct ebid_plan *plan,
 		} else if (pc.kind == EBID_PIECE_ZERO) {
 			memset(buf + done, 0, k);
 		} else {
-			memcpy(buf + done, plan->append + pc.src, k);
+			memcpy(buf + done, o->append + pc.src, k);
 		}
 		done += k;
 	}
-	overlay(plan, pos, buf, n, true);
+	overlay(o, pos, buf, n, true);
 	return 0;
 }
 
@@ -80,23 +80,23 @@ int ebid_read_err(char *err, size_t errlen, int ret)
 }
 
 /* Does the plan change any output byte in [pos, pos + n)? */
-static bool plan_touches(const struct ebid_plan *plan, uint64_t pos, size_t n)
+static bool plan_touches(const struct ebid_output *o, uint64_t pos, size_t n)
 {
 	uint64_t end = pos + n;
 	size_t i;
 
-	for (i = 0; i < plan->npatches; i++)
-		if (plan->patches[i].off < end &&
-		    plan->patches[i].off + plan->patches[i].len > pos)
+	for (i = 0; i < o->npatches; i++)
+		if (o->patches[i].off < end &&
+		    o->patches[i].off + o->patches[i].len > pos)
 			return true;
-	return plan->fill && plan->id_off < end &&
-	       plan->id_off + plan->id_len > pos;
+	return o->fill && o->id_off < end &&
+	       o->id_off + o->id_len > pos;
 }
 
 /* A mapped window of input bytes to hash, and where to put changed blocks. */
 struct window_feed {
 	struct ebid_hash *h;
-	const struct ebid_plan *plan;
+	const struct ebid_output *o;
 	const unsigned char *map;       /* the input bytes of output [pos, pos + n) */
 	uint64_t pos;
 	size_t n;
@@ -118,9 +118,9 @@ static int feed_window(void *arg)
 	while (!ret && at < f->n) {
 		size_t b = f->n - at < BLOCK ? f->n - at : BLOCK;
 
-		if (plan_touches(f->plan, f->pos + at, b)) {
+		if (plan_touches(f->o, f->pos + at, b)) {
 			memcpy(f->buf, f->map + at, b);
-			overlay(f->plan, f->pos + at, f->buf, b, true);
+			overlay(f->o, f->pos + at, f->buf, b, true);
 			ret = ebid_hash_update(f->h, f->buf, b, f->err,
 					       f->errlen);
 			at += b;
@@ -128,7 +128,7 @@ static int feed_window(void *arg)
 		}
 		for (run = b; at + run < f->n; run += b) {
 			b = f->n - at - run < BLOCK ? f->n - at - run : BLOCK;
-			if (plan_touches(f->plan, f->pos + at + run, b))
+			if (plan_touches(f->o, f->pos + at + run, b))
 				break;
 		}
 		ret = ebid_hash_update(f->h, f->map + at, run, f->err,
@@ -139,12 +139,12 @@ static int feed_window(void *arg)
 }
 
 /* A window could not be read: the file shrank, or the disk failed. */
-static int window_err(const struct ebid_src *src, const struct ebid_plan *plan,
+static int window_err(const struct ebid_src *src, const struct ebid_output *o,
 		      char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (fstat(src->fd, &st) == 0 && (uint64_t)st.st_size < plan->in_size)
+	if (fstat(src->fd, &st) == 0 && (uint64_t)st.st_size < o->in_size)
 		return ebid_err(err, errlen, -EBID_ECHANGED,
 				"file shrank while it was being read");
 	return ebid_read_err(err, errlen, -EIO);
@@ -156,19 +156,19 @@ static int window_err(const struct ebid_src *src, const struct ebid_plan *plan,
  * it, and the rest goes through read_out() and buf (CHUNK bytes).
  */
 static int feed(struct ebid_hash *h, const struct ebid_src *src,
-		const struct ebid_plan *plan, uint64_t pos, uint64_t n,
+		const struct ebid_output *o, uint64_t pos, uint64_t n,
 		unsigned char *buf, bool *map, char *err, size_t errlen)
 {
 	int ret = 0;
 
 	while (!ret && n) {
 		struct ebid_window w;
-		struct ebid_piece pc = ebid_plan_piece(plan, pos, n);
+		struct ebid_piece pc = ebid_output_piece(o, pos, n);
 		uint64_t in_pos = pc.src;
 		size_t len, in = pc.len > SIZE_MAX ? SIZE_MAX : (size_t)pc.len;
 
 		if (*map && src->fd >= 0 && pc.kind == EBID_PIECE_INPUT) {
-			struct window_feed f = { .h = h, .plan = plan,
+			struct window_feed f = { .h = h, .o = o,
 						 .pos = pos, .buf = buf,
 						 .err = err, .errlen = errlen };
 
@@ -182,10 +182,10 @@ static int feed(struct ebid_hash *h, const struct ebid_src *src,
 			ret = ebid_window_guard(&w, feed_window, &f);
 			ebid_window_unmap(&w);
 			if (ret == -EBID_EBUS)
-				ret = window_err(src, plan, err, errlen);
+				ret = window_err(src, o, err, errlen);
 		} else {
 			len = n < CHUNK ? (size_t)n : CHUNK;
-			ret = ebid_read_out(src, plan, pos, buf, len);
+			ret = ebid_read_out(src, o, pos, buf, len);
 			if (ret)
 				ret = ebid_read_err(err, errlen, ret);
 			else
@@ -200,7 +200,7 @@ static int feed(struct ebid_hash *h, const struct ebid_src *src,
 
 /* The plain hash: every output byte once, in order. */
 static int hash_linear(const struct ebid_src *src,
-		       const struct ebid_plan *plan,
+		       const struct ebid_output *o,
 		       unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
 {
 	struct ebid_hash *h = NULL;
@@ -210,9 +210,9 @@ static int hash_linear(const struct ebid_src *src,
 
 	if (!buf)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
-	ret = ebid_hash_new(&h, plan->alg, err, errlen);
+	ret = ebid_hash_new(&h, o->alg, err, errlen);
 	if (!ret)
-		ret = feed(h, src, plan, 0, plan->out_size, buf, &map, err,
+		ret = feed(h, src, o, 0, o->out_size, buf, &map, err,
 			   errlen);
 	if (!ret)
 		ret = ebid_hash_final(h, id, err, errlen);
@@ -230,7 +230,7 @@ static int hash_linear(const struct ebid_src *src,
  */
 struct tree {
 	const struct ebid_src *src;
-	const struct ebid_plan *plan;
+	const struct ebid_output *o;
 	unsigned char *leaves;
 	size_t nchunks;
 	atomic_size_t next;     /* the first chunk not yet taken */
@@ -252,14 +252,14 @@ static void *tree_worker(void *arg)
 	while (!ret && !atomic_load(&t->ret) &&
 	       (i = atomic_fetch_add(&t->next, 1)) < t->nchunks) {
 		uint64_t pos = (uint64_t)i * EBID_TREE_CHUNK;
-		uint64_t n = t->plan->out_size - pos < EBID_TREE_CHUNK
-				     ? t->plan->out_size - pos
+		uint64_t n = t->o->out_size - pos < EBID_TREE_CHUNK
+				     ? t->o->out_size - pos
 				     : EBID_TREE_CHUNK;
 		struct ebid_hash *h = NULL;
 
 		ret = ebid_hash_new(&h, EBID_HASH_SHA1, err, sizeof(err));
 		if (!ret)
-			ret = feed(h, t->src, t->plan, pos, n, buf, &map, err,
+			ret = feed(h, t->src, t->o, pos, n, buf, &map, err,
 				   sizeof(err));
 		if (!ret)
 			ret = ebid_hash_final(h, t->leaves + 20 * i, err,
@@ -277,18 +277,18 @@ static void *tree_worker(void *arg)
 	return NULL;
 }
 
-static int hash_tree(const struct ebid_src *src, const struct ebid_plan *plan,
+static int hash_tree(const struct ebid_src *src, const struct ebid_output *o,
 		     unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
 {
 	static const char tag[] = "elf-buildid sha1-tree v1";
-	struct tree t = { .src = src, .plan = plan };
+	struct tree t = { .src = src, .o = o };
 	struct ebid_hash *h = NULL;
 	unsigned char sizes[16];
 	pthread_t th;
 	bool threaded;
 	int ret;
 
-	t.nchunks = (size_t)((plan->out_size + EBID_TREE_CHUNK - 1) /
+	t.nchunks = (size_t)((o->out_size + EBID_TREE_CHUNK - 1) /
 			     EBID_TREE_CHUNK);
 	t.leaves = malloc(t.nchunks ? t.nchunks * 20 : 1);
 	if (!t.leaves)
@@ -305,7 +305,7 @@ static int hash_tree(const struct ebid_src *src, const struct ebid_plan *plan,
 		goto out;
 	}
 	ebid_put(sizes, 8, EBID_TREE_CHUNK, 2 /* big endian */);
-	ebid_put(sizes + 8, 8, plan->out_size, 2);
+	ebid_put(sizes + 8, 8, o->out_size, 2);
 	ret = ebid_hash_new(&h, EBID_HASH_SHA1, err, errlen);
 	if (!ret)
 		ret = ebid_hash_update(h, tag, sizeof(tag), err, errlen);
@@ -321,27 +321,27 @@ out:
 	return ret;
 }
 
-int ebid_compute_id(const struct ebid_src *src, const struct ebid_plan *plan,
+int ebid_compute_id(const struct ebid_src *src, const struct ebid_output *o,
 		      unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
 {
-	memcpy(id, plan->id, EBID_MAX_ID);
-	if (!plan->fill || !plan->hash)
+	memcpy(id, o->id, EBID_MAX_ID);
+	if (!o->fill || !o->hash)
 		return 0;
-	if (plan->alg == EBID_HASH_SHA1_TREE)
-		return hash_tree(src, plan, id, err, errlen);
-	return hash_linear(src, plan, id, err, errlen);
+	if (o->alg == EBID_HASH_SHA1_TREE)
+		return hash_tree(src, o, id, err, errlen);
+	return hash_linear(src, o, id, err, errlen);
 }
 
 int ebid_hash_src(const struct ebid_src *src, uint64_t desc_off,
 		  size_t desc_len, enum ebid_hash_alg alg,
 		  unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
 {
-	struct ebid_plan plan = { 0 };
+	struct ebid_output o = { 0 };
 
-	plan.in_size = plan.out_size = src->size;
-	plan.fill = plan.hash = true;
-	plan.alg = alg;
-	plan.id_off = desc_off;
-	plan.id_len = desc_len;
-	return ebid_compute_id(src, &plan, id, err, errlen);
+	o.in_size = o.out_size = src->size;
+	o.fill = o.hash = true;
+	o.alg = alg;
+	o.id_off = desc_off;
+	o.id_len = desc_len;
+	return ebid_compute_id(src, &o, id, err, errlen);
 }

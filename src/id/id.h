@@ -23,10 +23,10 @@ void ebid_hash_free(struct ebid_hash *h);
  * such an error; the id that the plan gives (nothing to do unless the plan
  * fills the id by hashing).
  */
-int ebid_read_out(const struct ebid_src *src, const struct ebid_plan *plan,
+int ebid_read_out(const struct ebid_src *src, const struct ebid_output *o,
 		  uint64_t pos, unsigned char *buf, size_t n);
 int ebid_read_err(char *err, size_t errlen, int ret);
-int ebid_compute_id(const struct ebid_src *src, const struct ebid_plan *plan,
+int ebid_compute_id(const struct ebid_src *src, const struct ebid_output *o,
 		    unsigned char id[EBID_MAX_ID], char *err, size_t errlen);
 
 #endif

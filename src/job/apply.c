@@ -10,7 +10,6 @@
 
 #include "internal.h"
 #include "fs/commit.h"
-#include "plan/plan.h"
 #include "id/id.h"
 
 #define CHUNK EBID_IO_CHUNK
@@ -36,12 +35,12 @@ static int write_at(int fd, const unsigned char *buf, size_t n, uint64_t pos,
  * The bulk copy of the input into the output file, run beside the hash:
  * copy_file_range() keeps the bytes in the kernel; a read/write loop is
  * the fallback where it is not supported. What goes where is the plan's
- * map (ebid_plan_piece()): each piece of the input is copied to its
+ * map (ebid_output_piece()): each piece of the input is copied to its
  * place, the gap and the appended bytes are not the copy's.
  */
 struct copy {
 	int in, out;
-	const struct ebid_plan *plan;
+	const struct ebid_output *o;   /* what to copy where */
 	uint64_t written;       /* writeback started for [0, written) of the
 				 * output */
 	int ret;
@@ -151,14 +150,14 @@ static void copy_extents(struct copy *c, uint64_t lo, uint64_t hi,
 static void *copy_worker(void *arg)
 {
 	struct copy *c = arg;
-	const struct ebid_plan *plan = c->plan;
+	const struct ebid_output *o = c->o;
 	unsigned char *buf = NULL;
 	bool fallback = false;
 	struct stat st;
-	uint64_t out = 0, body = ebid_plan_body_end(plan);
+	uint64_t out = 0, body = o->in_size + o->ins_len;
 
 	while (!c->ret && out < body) {
-		struct ebid_piece pc = ebid_plan_piece(plan, out, body - out);
+		struct ebid_piece pc = ebid_output_piece(o, out, body - out);
 
 		if (pc.kind == EBID_PIECE_INPUT)
 			copy_extents(c, pc.src, pc.src + pc.len, out - pc.src,
@@ -200,13 +199,15 @@ static int apply(const struct ebid_src *src, const struct ebid_plan *plan,
 		 struct sink *sink, unsigned char id[EBID_MAX_ID], char *err,
 		 size_t errlen)
 {
-	struct copy c = { .in = src->fd, .out = sink->fd, .plan = plan };
+	struct ebid_output o;
+	struct copy c = { .in = src->fd, .out = sink->fd, .o = &o };
 	pthread_t th;
 	bool copying = false;
 	uint64_t pos;
 	int ret;
 
-	if (src->size != plan->in_size)
+	ebid_plan_output(plan, &o);
+	if (src->size != o.in_size)
 		return ebid_err(err, errlen, -EBID_ECHANGED,
 				"file size changed since it was read");
 	if (src->fd >= 0)
@@ -218,7 +219,7 @@ static int apply(const struct ebid_src *src, const struct ebid_plan *plan,
 		else
 			copy_worker(&c);
 	}
-	ret = ebid_compute_id(src, plan, id, err, errlen);
+	ret = ebid_compute_id(src, &o, id, err, errlen);
 	if (copying)
 		pthread_join(th, NULL);
 	if (ret)
@@ -232,12 +233,12 @@ static int apply(const struct ebid_src *src, const struct ebid_plan *plan,
 		/* Memory sources (tests, fuzzing): chunk by chunk. */
 		unsigned char buf[4096];
 
-		for (pos = 0; pos < plan->out_size;) {
-			size_t n = plan->out_size - pos < sizeof(buf)
-					   ? (size_t)(plan->out_size - pos)
+		for (pos = 0; pos < o.out_size;) {
+			size_t n = o.out_size - pos < sizeof(buf)
+					   ? (size_t)(o.out_size - pos)
 					   : sizeof(buf);
 
-			ret = ebid_read_out(src, plan, pos, buf, n);
+			ret = ebid_read_out(src, &o, pos, buf, n);
 			if (ret)
 				return ebid_read_err(err, errlen, ret);
 			if (sink->mem)
@@ -247,11 +248,11 @@ static int apply(const struct ebid_src *src, const struct ebid_plan *plan,
 				return ret;
 			pos += n;
 		}
-		if (plan->fill && sink->mem)
-			memcpy(sink->mem + plan->id_off, id, plan->id_len);
-		else if (plan->fill)
-			return write_at(sink->fd, id, plan->id_len,
-					plan->id_off, err, errlen);
+		if (o.fill && sink->mem)
+			memcpy(sink->mem + o.id_off, id, o.id_len);
+		else if (o.fill)
+			return write_at(sink->fd, id, o.id_len,
+					o.id_off, err, errlen);
 	}
 	return 0;
 }
@@ -278,13 +279,14 @@ int ebid_apply_mem(const struct ebid_src *src, const struct ebid_plan *plan,
 		   unsigned char id[EBID_MAX_ID], char *err, size_t errlen)
 {
 	struct sink s = { .fd = -1 };
+	uint64_t size = ebid_plan_out_size(plan);
 	int ret;
 
 	*out = NULL;
 	*out_len = 0;
-	if (plan->out_size > SIZE_MAX)
+	if (size > SIZE_MAX)
 		return ebid_err(err, errlen, -EFBIG, "output too large");
-	s.mem = malloc(plan->out_size ? (size_t)plan->out_size : 1);
+	s.mem = malloc(size ? (size_t)size : 1);
 	if (!s.mem)
 		return ebid_err(err, errlen, -ENOMEM, "out of memory");
 	ret = apply(src, plan, &s, id, err, errlen);
@@ -293,6 +295,6 @@ int ebid_apply_mem(const struct ebid_src *src, const struct ebid_plan *plan,
 		return ret;
 	}
 	*out = s.mem;
-	*out_len = (size_t)plan->out_size;
+	*out_len = (size_t)size;
 	return 0;
 }

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "fs/commit.h"
-#include "plan/plan.h"
 #include "fs/fs.h"
 #include "check/check.h"
 
@@ -19,27 +18,29 @@ void ebid_job_release(struct ebid_job *job)
 {
 	if (!job)
 		return;
-	ebid_plan_release(&job->plan);
+	ebid_plan_free(job->plan);
+	job->plan = NULL;
 	ebid_elf_release(&job->elf);
 }
 
 /* Reads the freshly written temp file back and checks it (selfcheck.c). */
 static int self_check(struct ebid_job *job, int fd, char *err, size_t errlen)
 {
-	struct ebid_src src = { .fd = fd, .size = job->plan.out_size };
+	struct ebid_src src = { .fd = fd,
+				.size = ebid_plan_out_size(job->plan) };
 	struct ebid_elf new;
 	char why[EBID_ERRLEN];
 	int ret;
 
-	ret = ebid_elf_read_output(&new, &src, &job->elf, &job->plan, why,
+	ret = ebid_elf_read_output(&new, &src, &job->elf, job->plan, why,
 				   sizeof(why));
 	if (ret)
 		return ebid_err(err, errlen, -EBID_EVERIFY,
 				"self-check of the output failed: %s", why);
-	ret = ebid_check_result(&job->elf, &new, &job->plan, job->id, err,
+	ret = ebid_check_result(&job->elf, &new, job->plan, job->id, err,
 				errlen);
 	if (!ret)
-		ret = ebid_check_moved_bytes(&job->elf, &job->plan, job->src,
+		ret = ebid_check_moved_bytes(&job->elf, job->plan, job->src,
 					     &src, job->id, err, errlen);
 	ebid_elf_release(&new);
 	return ret;
@@ -149,7 +150,7 @@ static int edit_in_place(struct ebid_job *job, const struct ebid_src *src,
 			 size_t errlen)
 {
 	struct ebid_edit e;
-	int ret = ebid_plan_edit(&job->plan, job->id, &e);
+	int ret = ebid_plan_edit(job->plan, job->id, &e);
 
 	if (ret)
 		return ebid_err(err, errlen, ret, "out of memory");
@@ -198,7 +199,7 @@ static int write_replace(struct ebid_job *job, const struct ebid_src *src,
 					job->temps, job->lock_timeout_ms, err,
 					errlen);
 	if (!ret)
-		ret = ebid_apply_fd(src, &job->plan, c.fd, job->id, err,
+		ret = ebid_apply_fd(src, job->plan, c.fd, job->id, err,
 				    errlen);
 	if (!ret)
 		ret = self_check(job, c.fd, err, errlen);
@@ -214,6 +215,7 @@ static int write_replace(struct ebid_job *job, const struct ebid_src *src,
 static int read_and_plan(struct ebid_job *job, const struct ebid_src *src,
 			 char *err, size_t errlen)
 {
+	struct ebid_output o;
 	int ret = ebid_elf_read(&job->elf, src, err, errlen);
 
 	if (ret == -EBID_ENOTELF && job->skip_non_programs) {
@@ -232,12 +234,13 @@ static int read_and_plan(struct ebid_job *job, const struct ebid_src *src,
 	}
 	job->opts.replace_constant = !job->opts.keep_constant &&
 				     ebid_gnu_id_constant(&job->elf);
-	ret = ebid_plan_make(&job->plan, &job->elf, &job->opts, err,
+	ret = ebid_plan_make(job->plan, &job->elf, &job->opts, err,
 			     errlen);
 	if (ret)
 		return ret;
-	job->id_len = job->plan.id_len;
-	memcpy(job->id, job->plan.id, EBID_MAX_ID);
+	ebid_plan_output(job->plan, &o);
+	job->id_len = o.id_len;
+	memcpy(job->id, o.id, EBID_MAX_ID);
 	return 0;
 }
 
@@ -280,11 +283,15 @@ static int run_once(struct ebid_job *job, bool leased, char *err,
 		    size_t errlen)
 {
 	struct ebid_src src = { .fd = -1 };
+	struct ebid_output o;
 	struct stat st;
 	bool in_place = job->in_place && !job->dry_run && !job->output;
 	int ret;
 
-	memset(&job->plan, 0, sizeof(job->plan));
+	ebid_plan_free(job->plan);
+	job->plan = ebid_plan_new();
+	if (!job->plan)
+		return ebid_err(err, errlen, -ENOMEM, "out of memory");
 	memset(&job->elf, 0, sizeof(job->elf));
 	job->changed = false;
 	job->skipped = NULL;
@@ -302,19 +309,20 @@ static int run_once(struct ebid_job *job, bool leased, char *err,
 	job->src = &src;
 	ret = read_and_plan(job, &src, err, errlen);
 	if (ret || job->skipped || job->dry_run ||
-	    (!ebid_plan_changes(&job->plan) && !job->output))
+	    (!ebid_plan_changes(job->plan) && !job->output))
 		goto out;
-	if ((in_place || leased) && job->plan.ins_len) {
+	ebid_plan_output(job->plan, &o);
+	if ((in_place || leased) && o.ins_len) {
 		/* The file's bytes would move: no journal can undo that. */
 		ret = leased ? -EBID_ELEASE
 			     : ebid_err(err, errlen, -EBID_ENOROOM,
 					"the plan inserts %llu bytes at 0x%llx (insert-gap), which --in-place cannot do; run without --in-place (the file is replaced by rename)",
-					(unsigned long long)job->plan.ins_len,
-					(unsigned long long)job->plan.ins_at);
+					(unsigned long long)o.ins_len,
+					(unsigned long long)o.ins_at);
 	} else if (in_place || leased) {
 		ebid_commit_sweep(job->at->dirfd, job->at->name, job->temps,
 				  job->lock_timeout_ms);
-		ret = ebid_apply_hash(&src, &job->plan, job->id, err, errlen);
+		ret = ebid_apply_hash(&src, job->plan, job->id, err, errlen);
 		if (!ret)
 			ret = edit_in_place(job, &src, &st, leased, err,
 					    errlen);
@@ -332,7 +340,6 @@ out:
 	close(src.fd);
 	if (ret == -EBID_ELEASE) {
 		ebid_job_release(job);
-		memset(&job->plan, 0, sizeof(job->plan));
 		memset(&job->elf, 0, sizeof(job->elf));
 	}
 	return ret;

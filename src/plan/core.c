@@ -14,17 +14,49 @@
 #include "plan/plan.h"
 
 /*
- * The edit: the patches, then what the output's map (ebid_plan_piece())
+ * The edit: the patches, then what the output's map (ebid_output_piece())
  * says is not the input (appended bytes; a gap makes the edit one that
  * inserts), then the id over them.
  */
+struct ebid_plan *ebid_plan_new(void)
+{
+	return calloc(1, sizeof(struct ebid_plan));
+}
+
+void ebid_plan_free(struct ebid_plan *plan)
+{
+	ebid_plan_release(plan);
+	free(plan);
+}
+
+void ebid_plan_output(const struct ebid_plan *plan, struct ebid_output *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->in_size = plan->in_size;
+	o->out_size = plan->out_size;
+	o->ins_at = plan->ins_at;
+	o->ins_len = plan->ins_len;
+	o->append = plan->append;
+	o->append_len = plan->append_len;
+	o->patches = plan->patches;
+	o->npatches = plan->npatches;
+	o->fill = plan->fill;
+	o->hash = plan->hash;
+	o->alg = plan->alg;
+	o->id_off = plan->id_off;
+	o->id_len = plan->id_len;
+	memcpy(o->id, plan->id, sizeof(o->id));
+}
+
 int ebid_plan_edit(const struct ebid_plan *plan, const unsigned char *id,
 		   struct ebid_edit *e)
 {
+	struct ebid_output o;
 	struct ebid_piece pc;
 	uint64_t pos;
 	size_t i, n = 0;
 
+	ebid_plan_output(plan, &o);
 	memset(e, 0, sizeof(*e));
 	e->v = calloc(plan->npatches + 2, sizeof(*e->v));
 	if (!e->v)
@@ -34,7 +66,7 @@ int ebid_plan_edit(const struct ebid_plan *plan, const unsigned char *id,
 						 plan->patches[i].len,
 						 plan->patches[i].bytes, false };
 	for (pos = 0; pos < plan->out_size; pos += pc.len) {
-		pc = ebid_plan_piece(plan, pos, plan->out_size - pos);
+		pc = ebid_output_piece(&o, pos, plan->out_size - pos);
 		if (pc.kind == EBID_PIECE_APPEND)
 			e->v[n++] = (struct ebid_range){ pos, pc.len,
 							 plan->append + pc.src,

@@ -183,6 +183,43 @@ bool ebid_plan_changes(const struct ebid_plan *plan)
 	return plan->actions != 0;
 }
 
+uint64_t ebid_plan_out_size(const struct ebid_plan *plan)
+{
+	return plan->out_size;
+}
+
+char *ebid_plan_listing(const struct ebid_plan *plan, const char *name)
+{
+	char words[160], *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	ebid_plan_describe(plan, words, sizeof(words));
+	fprintf(f, "%s: %s\n", name, words);
+	for (i = 0; i < plan->npatches; i++)
+		fprintf(f, "  patch 0x%llx %zu %s\n",
+			(unsigned long long)plan->patches[i].off,
+			plan->patches[i].len, plan->patches[i].what);
+	if (plan->ins_len)
+		fprintf(f, "  insert 0x%llx %llu zero bytes (the input from there on follows them)\n",
+			(unsigned long long)plan->ins_at,
+			(unsigned long long)plan->ins_len);
+	if (plan->append_len)
+		fprintf(f, "  append 0x%llx %zu bytes at end of file\n",
+			(unsigned long long)ebid_plan_body_end(plan),
+			plan->append_len);
+	if (plan->fill)
+		fprintf(f, "  id 0x%llx %zu\n", (unsigned long long)plan->id_off,
+			plan->id_len);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 void ebid_plan_describe(const struct ebid_plan *plan, char *buf, size_t len)
 {
 	static const struct {

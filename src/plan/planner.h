@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "plan/plan.h"
 #include "elf/layout.h"
 
 /* States of a first-page byte in the planner's map. */

@@ -30,6 +30,7 @@
 /* White-box: the self-check internals (src/internal.h). */
 #include "internal.h"
 #include "check/check.h"
+#include "plan/plan.h"
 
 static const char *mode_name(enum ebid_mode m)
 {

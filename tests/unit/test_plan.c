@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests (TAP) for the planner, through the public API
- * (include/elf-buildid.h) and, white-box, the self-check's and the reader's
- * internal headers: real and crafted ELF files are read into memory,
+ * (include/elf-buildid.h) and, white-box, the self-check's, the reader's
+ * and the plan's internal headers (plan/plan.h: its fields): real and crafted ELF files are read into memory,
  * planned (inject, reserve, backfill; sha1, sha256, md5, sha1-tree, --id,
  * --force), applied to memory and read back. Each output is judged by the
  * library's own self-check and by readers written here: the id is the hash
@@ -46,6 +46,7 @@
 #include "internal.h"
 #include "elf/elf.h"
 #include "check/check.h"
+#include "plan/plan.h"     /* the plan's fields, opaque outside plan/ */
 
 #include "tap.h"
 
