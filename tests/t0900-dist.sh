@@ -126,7 +126,9 @@ tar -xzf "$A" -C "$ext"
 src=$ext/$name
 
 t_begin "extracted under /tmp, outside git: make builds it and --version prints $V"
-expect_false "$ext is inside a git checkout" git -C "$src" rev-parse --git-dir 2>/dev/null
+# git's "fatal" (128): no repository there, the one failure asked for.
+expect_exit 128 git -C "$src" rev-parse --git-dir
+expect_match "$ext is inside no git checkout" "$err" 'not a git repository'
 expect_exit 0 make -C "$src" --no-print-directory -j2
 expect_exit 0 "$src/build/elf-buildid" --version
 expect_eq "--version" "$out" "elf-buildid $V"
