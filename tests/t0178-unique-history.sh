@@ -329,19 +329,23 @@ t_end
 
 # The twin rule (the same bytes twice are no collision) hashes the files
 # after the run. A file rewritten meanwhile with its twin's bytes must not
-# pass as that twin: verify judged other bytes. A slow server holds the run
-# (every worker waits for its one answer) while the test rewrites the file.
+# pass as that twin: verify judged other bytes. One worker (-j1) judges a
+# first (the walk sorts the names) and then asks a slow server about its
+# id, so when the server logs the question a has been read; the test
+# rewrites a while the run waits. (With two workers the question could
+# come from b's while a was still unread, and a would be judged with its
+# new bytes.)
 t_begin "a file rewritten with its twin's bytes while verify runs is not taken for that twin: both FAIL unique"
 tw=$SCRATCH/twins
 mkdir -p "$tw"
 cp "$rel1/bin/hello" "$tw/a"
 cp "$rel1/bin/hello" "$tw/b"
-# Other bytes, the same id and size: one byte of .comment changed.
-comment=$(readelf -SW "$tw/b" | sed -n 's/.*\.comment *PROGBITS *[0-9a-f]* \([0-9a-f]*\) .*/\1/p')
+# Other bytes, the same id and size: one byte of a's .comment changed.
+comment=$(readelf -SW "$tw/a" | sed -n 's/.*\.comment *PROGBITS *[0-9a-f]* \([0-9a-f]*\) .*/\1/p')
 expect_match ".comment's offset" "$comment" '^[0-9a-f]+$'
-printf 'X' | dd of="$tw/b" bs=1 seek=$((0x$comment + 1)) conv=notrunc status=none
+printf 'X' | dd of="$tw/a" bs=1 seek=$((0x$comment + 1)) conv=notrunc status=none
 expect_exit 1 cmp -s "$tw/a" "$tw/b"
-expect_eq "one id" "$(gnu_id "$tw/b")" "$(gnu_id "$tw/a")"
+expect_eq "one id" "$(gnu_id "$tw/a")" "$(gnu_id "$tw/b")"
 port=$(free_port)
 python3 -c 'import http.server, sys, time
 class H(http.server.BaseHTTPRequestHandler):
@@ -358,19 +362,19 @@ server_pids+=("$slow_pid")
 for _ in $(seq 50); do grep -q listening "$SCRATCH/slow.log" && break; sleep 0.1; done
 EBID_DEBUGINFOD_TIMEOUT_MS=30000 DEBUGINFOD_URLS=http://127.0.0.1:$port \
 	DEBUGINFOD_CACHE_PATH=$SCRATCH/cache-slow \
-	timeout 60 "$EBID" verify --perf=off -j2 --against-debuginfod "$tw/a" "$tw/b" \
+	timeout 60 "$EBID" verify --perf=off -j1 --against-debuginfod "$tw/a" "$tw/b" \
 	>"$SCRATCH/twins.out" 2>"$SCRATCH/twins.err" &
 vpid=$!
 for _ in $(seq 100); do grep -q asked "$SCRATCH/slow.log" && break; sleep 0.1; done
-expect_match "the server was asked (the files are judged)" "$(cat "$SCRATCH/slow.log")" '^asked /buildid/'
-cp "$tw/a" "$tw/b"
+expect_match "the server was asked (a is judged)" "$(cat "$SCRATCH/slow.log")" '^asked /buildid/'
+cp "$tw/b" "$tw/a"
 expect_exit 0 cmp "$tw/a" "$tw/b"
 wait "$vpid"
 rc=$?
 out=$(cat "$SCRATCH/twins.out")
 expect_eq "exit status ($(cat "$SCRATCH/twins.err"))" "$rc" 1
-expect_match "b: judged with other bytes" "$out" "^FAIL  $(re_quote "$tw/b")  unique: same id as '$(re_quote "$tw/a")', a file with other bytes"
-expect_match "a" "$out" "^FAIL  $(re_quote "$tw/a")  unique: same id as '$(re_quote "$tw/b")', a file with other bytes"
+expect_match "a: judged with other bytes" "$out" "^FAIL  $(re_quote "$tw/a")  unique: same id as '$(re_quote "$tw/b")', a file with other bytes"
+expect_match "b" "$out" "^FAIL  $(re_quote "$tw/b")  unique: same id as '$(re_quote "$tw/a")', a file with other bytes"
 stop_server "$slow_pid"
 t_end
 
