@@ -15,7 +15,7 @@
 
 #define CHUNK EBID_IO_CHUNK
 #define WINDOW (2u << 20)       /* mapped at a time */
-#define BLOCK (64u << 10)       /* unit of the o's changes in a window */
+#define BLOCK (64u << 10)       /* unit of the plan's changes in a window */
 
 /*
  * Overlays the plan on buf, which holds output bytes [pos, pos + n). The

@@ -13,11 +13,6 @@
 #include "elf/elf.h"
 #include "plan/plan.h"
 
-/*
- * The edit: the patches, then what the output's map (ebid_output_piece())
- * says is not the input (appended bytes; a gap makes the edit one that
- * inserts), then the id over them.
- */
 struct ebid_plan *ebid_plan_new(void)
 {
 	return calloc(1, sizeof(struct ebid_plan));
@@ -48,6 +43,11 @@ void ebid_plan_output(const struct ebid_plan *plan, struct ebid_output *o)
 	memcpy(o->id, plan->id, sizeof(o->id));
 }
 
+/*
+ * The edit: the patches, then what the output's map (ebid_output_piece())
+ * says is not the input (appended bytes; a gap makes the edit one that
+ * inserts), then the id over them.
+ */
 int ebid_plan_edit(const struct ebid_plan *plan, const unsigned char *id,
 		   struct ebid_edit *e)
 {
