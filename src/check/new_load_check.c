@@ -149,13 +149,11 @@ int check_new_load_read_back(const struct ebid_plan *plan,
 			     size_t errlen)
 {
 	unsigned char b[EBID_NEW_LOAD_LEAD];
-	uint64_t to;
+	uint64_t to = plan->nruns ? ebid_run_to(&plan->runs[0]) : 0;
 	int ret;
 
-	if (plan->nruns != 1 ||
-	    plan->runs[0].from + (uint64_t)plan->runs[0].off_delta < sizeof(b))
+	if (plan->nruns != 1 || to < sizeof(b))
 		return FAIL("new-load's run is not the planned one");
-	to = plan->runs[0].from + (uint64_t)plan->runs[0].off_delta;
 	ret = ebid_src_read(out, to - sizeof(b), b, sizeof(b));
 	if (ret || !ebid_all_zero(b, sizeof(b)))
 		return FAIL("the new PT_LOAD's lead before the moved run is not zero");

@@ -115,7 +115,7 @@ static void expect_shdr(const struct ebid_elf *old,
 	if (ebid_plan_moved(plan, old, i))
 		r = ebid_plan_run_of(plan, s->offset, s->size);
 	if (r) {
-		e->offset = s->offset + (uint64_t)r->off_delta;
+		e->offset = ebid_run_to(r) + (s->offset - r->from);
 		e->addr += (uint64_t)r->addr_delta;
 	}
 }
@@ -135,7 +135,7 @@ static void expect_phdr(const struct ebid_elf *old,
 		r = ebid_plan_run_of(plan, e->offset, 1);
 	e->offset = ebid_plan_outoff(plan, e->offset);
 	if (r) {
-		e->offset = old->phdrs[i].offset + (uint64_t)r->off_delta;
+		e->offset = ebid_run_to(r) + (old->phdrs[i].offset - r->from);
 		e->vaddr += (uint64_t)r->addr_delta;
 		e->paddr += (uint64_t)r->addr_delta;
 	}
@@ -339,7 +339,7 @@ static int check_run_read_back(const struct ebid_elf *old,
 			       size_t errlen)
 {
 	unsigned char a[4096], b[4096];
-	uint64_t pos, at, to = r->from + (uint64_t)r->off_delta;
+	uint64_t pos, at, to = ebid_run_to(r);
 	int ret;
 
 	for (pos = 0; pos < r->size; pos += sizeof(b)) {

@@ -40,7 +40,7 @@ int check_one_run(struct check *c, char *err, size_t errlen)
 		return FAIL("the plan moved %zu runs, where its strategy moves one",
 			    c->plan->nruns);
 	c->from = r->from;
-	c->to = r->from + (uint64_t)r->off_delta;
+	c->to = ebid_run_to(r);
 	c->size = r->size;
 	c->addr_delta = r->addr_delta;
 	return 0;

@@ -196,7 +196,7 @@ static int place_head_note(struct planner *p, struct refusal *r)
 
 	off = ebid_align_up(run->from + ebid_phent(p->elf->elfclass), 4);
 	if (off + len > end)
-		off = ebid_align_up(end + (uint64_t)run->off_delta, 4);
+		off = ebid_align_up(ebid_run_to(run) + run->size, 4);
 	if (!planner_range_free(p, off, len, true))
 		return ebid_err(p->err, p->errlen, -EBID_EVERIFY,
 				"internal error: no room for the note where move-head made it");

@@ -138,6 +138,12 @@ static inline uint64_t ebid_plan_body_end(const struct ebid_plan *plan)
 }
 
 
+/* Where run r's first byte is in the output's file. */
+static inline uint64_t ebid_run_to(const struct ebid_run *r)
+{
+	return r->from + (uint64_t)r->off_delta;
+}
+
 /* The run of plan that holds the input's bytes [off, off + len), or NULL. */
 static inline const struct ebid_run *ebid_plan_run_of(const struct ebid_plan *plan,
 						       uint64_t off,

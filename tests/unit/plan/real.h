@@ -11,7 +11,7 @@
  * it went in the output. */
 #define RUN_FROM(pl) ((pl)->runs[0].from)
 #define RUN_SIZE(pl) ((pl)->runs[0].size)
-#define RUN_TO(pl) ((pl)->runs[0].from + (uint64_t)(pl)->runs[0].off_delta)
+#define RUN_TO(pl) ebid_run_to(&(pl)->runs[0])
 
 static const char *dir_of(int argc, char **argv, int i, const char *env,
 			  const char *def)
